@@ -1,0 +1,158 @@
+//! The "A Chess Game" input format (POJ 2425, AcWing 909), read case by case.
+//!
+//! A case is `N`, then for each node `i` in `0..N` its out-degree `X_i` and `X_i` out-positions,
+//! then queries `M p_1 .. p_M`; `M = 0` or the end of the input ends the case. The graph of a
+//! case is read whole (it must be evaluated before its first query is answered); queries are
+//! read one at a time, so a query section of any length takes no memory.
+
+use crate::error::{Expected, ParseError, ParseErrorKind};
+use crate::graph::Csr;
+use crate::lexer::Lexer;
+
+/// Reads cases and queries from chess-format bytes.
+#[derive(Debug)]
+pub struct ChessReader<'a> {
+    lex: Lexer<'a>,
+    case: u64,
+    query: u64,
+    nodes: u32,
+}
+
+impl<'a> ChessReader<'a> {
+    /// A reader at the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> ChessReader<'a> {
+        ChessReader { lex: Lexer::new(bytes), case: 0, query: 0, nodes: 0 }
+    }
+
+    /// The 1-based number of the case last started (0 before the first).
+    pub fn case(&self) -> u64 {
+        self.case
+    }
+
+    /// Starts the next case and reads its graph; `None` at the end of the input.
+    ///
+    /// Capacities are capped by the bytes left, since each node and each edge takes at least
+    /// one byte: a file claiming four billion nodes fails at its end, having allocated little.
+    pub fn next_graph(&mut self) -> Result<Option<Csr>, ParseError> {
+        let case = self.case + 1;
+        let Some(n) = self.lex.next_u32(Expected::NodeCount { case })? else {
+            return Ok(None);
+        };
+        self.case = case;
+        self.query = 0;
+        self.nodes = n;
+        let cap = |count: u32, lex: &Lexer| (count as usize).min(lex.remaining() / 2 + 1);
+        let mut offsets = Vec::with_capacity(cap(n, &self.lex) + 1);
+        let mut targets: Vec<u32> = Vec::new();
+        offsets.push(0u32);
+        for node in 0..n {
+            let degree = self.lex.expect_u32(Expected::OutDegree { case, node })?;
+            targets.reserve(cap(degree, &self.lex));
+            for index in 1..=degree {
+                let expected = Expected::OutPosition { case, node, index, of: degree };
+                targets.push(self.node_id(expected)?);
+            }
+            let end = u32::try_from(targets.len()).map_err(|_| ParseError {
+                offset: self.lex.offset(),
+                kind: ParseErrorKind::TooLarge {
+                    expected: Expected::OutDegree { case, node },
+                    token: format!("a total of {} edges in the case", targets.len()),
+                },
+            })?;
+            offsets.push(end);
+        }
+        Ok(Some(
+            Csr::from_parts(offsets, targets)
+                .expect("the parser checks every id and offset it stores"),
+        ))
+    }
+
+    /// Reads the next query of the current case into `positions`; false when the case ends
+    /// (a query of length 0, or the end of the input).
+    pub fn next_query(&mut self, positions: &mut Vec<u32>) -> Result<bool, ParseError> {
+        let (case, query) = (self.case, self.query + 1);
+        let Some(m) = self.lex.next_u32(Expected::QueryLength { case, query })? else {
+            return Ok(false);
+        };
+        if m == 0 {
+            return Ok(false);
+        }
+        self.query = query;
+        positions.clear();
+        for index in 1..=m {
+            positions.push(self.node_id(Expected::QueryPosition { case, query, index, of: m })?);
+        }
+        Ok(true)
+    }
+
+    /// A token that must be a node id of the current case.
+    #[inline]
+    fn node_id(&mut self, expected: Expected) -> Result<u32, ParseError> {
+        self.lex.at_token();
+        let start = self.lex.offset();
+        let id = self.lex.expect_u32(expected)?;
+        if id >= self.nodes {
+            return Err(ParseError {
+                offset: start,
+                kind: ParseErrorKind::OutOfRange { expected, value: id, nodes: self.nodes },
+            });
+        }
+        Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_seed_sample_case_by_case() {
+        let text = b"4\n2 1 2\n0\n1 3\n0\n1 0\n2 0 2\n0\n\n4\n1 1\n1 2\n0\n0\n2 0 1\n2 1 1\n3 0 1 3\n0\n";
+        let mut r = ChessReader::new(text);
+        let g = r.next_graph().unwrap().unwrap();
+        assert_eq!((g.node_count(), g.edge_count()), (4, 3));
+        assert_eq!(g.successors(0), &[1, 2]);
+        let mut q = Vec::new();
+        assert!(r.next_query(&mut q).unwrap());
+        assert_eq!(q, vec![0]);
+        assert!(r.next_query(&mut q).unwrap());
+        assert_eq!(q, vec![0, 2]);
+        assert!(!r.next_query(&mut q).unwrap());
+        let g = r.next_graph().unwrap().unwrap();
+        assert_eq!((r.case(), g.node_count(), g.edge_count()), (2, 4, 2));
+        for expected in [vec![0, 1], vec![1, 1], vec![0, 1, 3]] {
+            assert!(r.next_query(&mut q).unwrap());
+            assert_eq!(q, expected);
+        }
+        assert!(!r.next_query(&mut q).unwrap());
+        assert!(r.next_graph().unwrap().is_none());
+    }
+
+    #[test]
+    fn missing_final_zero_ends_the_case() {
+        let mut r = ChessReader::new(b"1 0 1 0");
+        let mut q = Vec::new();
+        r.next_graph().unwrap().unwrap();
+        assert!(r.next_query(&mut q).unwrap());
+        assert!(!r.next_query(&mut q).unwrap());
+        assert!(r.next_graph().unwrap().is_none());
+    }
+
+    #[test]
+    fn out_of_range_points_at_the_token() {
+        let mut r = ChessReader::new(b"2\n1   5\n0\n");
+        let err = r.next_graph().unwrap_err();
+        assert_eq!(err.offset, 6);
+        assert!(matches!(err.kind, ParseErrorKind::OutOfRange { value: 5, nodes: 2, .. }));
+    }
+
+    #[test]
+    fn huge_claimed_counts_fail_without_allocating_them() {
+        let mut r = ChessReader::new(b"4000000000 0 0");
+        let err = r.next_graph().unwrap_err();
+        assert!(matches!(err.kind, ParseErrorKind::UnexpectedEnd { .. }));
+        let mut r = ChessReader::new(b"2 4294967295 1");
+        let err = r.next_graph().unwrap_err();
+        assert!(matches!(err.kind, ParseErrorKind::UnexpectedEnd { .. }));
+    }
+}

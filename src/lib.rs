@@ -1,0 +1,26 @@
+//! grundy: Sprague-Grundy values of impartial games given as directed acyclic graphs.
+//!
+//! The engine runs in stages, each in its own module, each with plain data between them:
+//!
+//! 1. [`input`]: the bytes of a file (memory-mapped) or of stdin;
+//! 2. [`lexer`] and [`chess`]: tokens, then a case's graph in CSR form ([`graph::Csr`]);
+//! 3. [`topo`]: Kahn's order, sinks first, grouped into levels;
+//! 4. [`eval`]: the Grundy value of every node, level by level;
+//! 5. [`cmd`]: the subcommands, which answer queries and write results ([`output`]).
+//!
+//! Errors are typed ([`error::Error`]) and rendered as one line by the binary.
+
+#![warn(missing_docs)]
+
+pub mod chess;
+pub mod cli;
+pub mod cmd;
+pub mod error;
+pub mod eval;
+pub mod graph;
+pub mod input;
+pub mod lexer;
+pub mod output;
+pub mod topo;
+
+pub use error::Error;

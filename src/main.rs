@@ -1,0 +1,20 @@
+//! The `grundy` binary: parse arguments, run, map the outcome to an exit code.
+//!
+//! Exit codes: 0 success (also when stdout is a pipe closed early, as in `grundy solve | head`);
+//! 1 bad input or a failed run, with one `error:` line on stderr; 2 usage error (clap's).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = grundy::cli::Cli::parse();
+    match grundy::cmd::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
