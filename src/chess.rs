@@ -107,7 +107,8 @@ mod tests {
 
     #[test]
     fn reads_the_seed_sample_case_by_case() {
-        let text = b"4\n2 1 2\n0\n1 3\n0\n1 0\n2 0 2\n0\n\n4\n1 1\n1 2\n0\n0\n2 0 1\n2 1 1\n3 0 1 3\n0\n";
+        let text =
+            b"4\n2 1 2\n0\n1 3\n0\n1 0\n2 0 2\n0\n\n4\n1 1\n1 2\n0\n0\n2 0 1\n2 1 1\n3 0 1 3\n0\n";
         let mut r = ChessReader::new(text);
         let g = r.next_graph().unwrap().unwrap();
         assert_eq!((g.node_count(), g.edge_count()), (4, 3));

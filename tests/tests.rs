@@ -1,0 +1,8 @@
+//! Integration tests: they drive the real `grundy` binary on files and stdin. All modules
+//! link into one test binary.
+
+mod errors;
+mod large;
+mod oracle;
+mod seeds;
+mod util;
