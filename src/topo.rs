@@ -14,8 +14,9 @@ use crate::graph::Csr;
 /// The nodes of a DAG in Kahn order, grouped by level.
 ///
 /// Invariants: `order` is a permutation of the nodes; `level_starts[0] == 0`, it is strictly
-/// increasing and ends with the node count; level `l` is `order[level_starts[l]..level_starts[l
-/// + 1]]`; within a level nodes are in the order peeling found them.
+/// increasing and ends with the node count; level `l` is
+/// `order[level_starts[l]..level_starts[l + 1]]`; within a level nodes are in the order peeling
+/// found them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Levels {
     order: Vec<u32>,
