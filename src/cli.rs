@@ -1,14 +1,25 @@
-//! The command line as the user typed it (clap derive). Checked and resolved into the
-//! commands' own settings by each `cmd` module before any work starts.
+//! The command line as the user typed it (clap derive). [`crate::config`] resolves what is
+//! shared (threads), each `cmd` module the rest, before any work starts.
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::generate::Shape;
+
 /// Sprague-Grundy analyzer for impartial games on large DAGs.
 #[derive(Debug, Parser)]
 #[command(name = "grundy", version, about, long_about = None)]
 pub struct Cli {
+    /// Worker threads [default: all cores]; 1 runs the sequential code path.
+    #[arg(long, short = 'j', global = true, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Bytes of input tokenized per parallel step (tests use small values to cross many
+    /// chunk boundaries).
+    #[arg(long, global = true, hide = true, value_name = "BYTES")]
+    pub chunk_bytes: Option<usize>,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -22,6 +33,8 @@ pub enum Command {
     /// The input holds one or more cases: N, then for each node i its out-degree X_i and X_i
     /// out-positions, then queries `M p_1 .. p_M`, ended by a query `0` or the end of input.
     Solve(SolveArgs),
+    /// Write a random, valid chess-format file (acyclic by construction, deterministic).
+    Generate(GenerateArgs),
 }
 
 /// Arguments of `grundy solve`.
@@ -29,6 +42,38 @@ pub enum Command {
 pub struct SolveArgs {
     /// Input file; `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
+}
+
+/// Arguments of `grundy generate`.
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    /// Nodes per case.
+    #[arg(long, short = 'n', value_name = "N")]
+    pub nodes: u32,
+    /// Mean out-degree (random, layered and wide shapes).
+    #[arg(long, value_name = "D", conflicts_with = "edges", default_value_t = 2.0)]
+    pub avg_degree: f64,
+    /// About this many edges per case: sets the mean out-degree to EDGES / NODES.
+    #[arg(long, value_name = "E")]
+    pub edges: Option<u64>,
+    /// Queries per case.
+    #[arg(long, short = 'q', value_name = "Q", default_value_t = 1000)]
+    pub queries: u64,
+    /// Tokens per query are uniform in 1..=M.
+    #[arg(long, value_name = "M", default_value_t = 10)]
+    pub max_tokens: u32,
+    /// Number of cases.
+    #[arg(long, value_name = "C", default_value_t = 1)]
+    pub cases: u32,
+    /// Seed of every random choice: same arguments and seed, same bytes.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Graph structure.
+    #[arg(long, value_enum, default_value_t = Shape::Random)]
+    pub shape: Shape,
+    /// Output file (written whole or not at all); `-` or nothing writes stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -42,6 +42,9 @@ pub enum Error {
         /// The nodes of one cycle in move order, smallest id first.
         cycle: Vec<u32>,
     },
+    /// Arguments that parse but cannot be used together or at all (exit code 2).
+    #[error("{0}")]
+    Usage(String),
     /// A well-formed input that exceeds what grundy can represent.
     #[error("{path}: case {case}: {message}")]
     Limit {
@@ -64,6 +67,14 @@ impl Error {
     pub fn parse(path: &str, input: &[u8], err: ParseError) -> Error {
         let (line, column) = line_column(input, err.offset);
         Error::Parse { path: path.to_string(), line, column, message: err.kind.to_string() }
+    }
+
+    /// The process exit code for this error: 2 for usage errors, else 1.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => 2,
+            _ => 1,
+        }
     }
 
     /// True for a write to a pipe whose reader has gone (`grundy solve big | head`), which

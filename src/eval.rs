@@ -4,8 +4,12 @@
 //! node that moves to it; no recursion, whatever the depth. The mex of `d` values is at most
 //! `d`, so a scratch of `d + 1` slots suffices and values above `d` are ignored.
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
 use crate::graph::Csr;
-use crate::topo::Levels;
+use crate::topo::{Levels, INLINE_LEVEL};
 
 /// Reusable scratch for mex computations: no allocation per node once it has grown to the
 /// largest out-degree.
@@ -70,6 +74,32 @@ pub fn grundy(graph: &Csr, levels: &Levels) -> Vec<u32> {
     values
 }
 
+/// The parallel twin of [`grundy`]: levels of at least [`INLINE_LEVEL`] nodes are evaluated
+/// in parallel, each worker with its own mex scratch; thinner ones inline.
+pub fn grundy_parallel(graph: &Csr, levels: &Levels) -> Vec<u32> {
+    let values: Vec<AtomicU32> =
+        (0..graph.node_count()).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+    // Values of lower levels were stored before this level started (rayon joins in between),
+    // so relaxed loads see them; the atomics only make the shared writes safe Rust.
+    let value_of = |v: u32, mex: &mut Mex| {
+        let succ = graph.successors(v);
+        let x = mex.of(succ.len(), succ.iter().map(|&s| values[s as usize].load(Relaxed)));
+        values[v as usize].store(x, Relaxed);
+    };
+    let mut mex = Mex::new();
+    for l in 0..levels.level_count() {
+        let level = levels.level(l);
+        if level.len() < INLINE_LEVEL {
+            level.iter().for_each(|&v| value_of(v, &mut mex));
+        } else {
+            level.par_chunks(INLINE_LEVEL / 4).for_each_init(Mex::new, |mex, chunk| {
+                chunk.iter().for_each(|&v| value_of(v, mex));
+            });
+        }
+    }
+    values.into_iter().map(AtomicU32::into_inner).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +143,6 @@ mod tests {
         let g = Csr::from_lists(&lists).unwrap();
         let values = grundy(&g, &levels(&g).unwrap());
         assert_eq!(values, (0..n).rev().collect::<Vec<_>>());
+        assert_eq!(grundy_parallel(&g, &levels(&g).unwrap()), values);
     }
 }

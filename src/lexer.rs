@@ -30,6 +30,11 @@ impl<'a> Lexer<'a> {
         Lexer { bytes, pos: 0 }
     }
 
+    /// A lexer at byte `offset` of `bytes`.
+    pub fn at(bytes: &'a [u8], offset: usize) -> Lexer<'a> {
+        Lexer { bytes, pos: offset.min(bytes.len()) }
+    }
+
     /// The byte offset of the next unread byte.
     pub fn offset(&self) -> usize {
         self.pos

@@ -3,24 +3,34 @@
 //! The engine runs in stages, each in its own module, each with plain data between them:
 //!
 //! 1. [`input`]: the bytes of a file (memory-mapped) or of stdin;
-//! 2. [`lexer`] and [`chess`]: tokens, then a case's graph in CSR form ([`graph::Csr`]);
+//! 2. [`lexer`] and [`chess`] (sequential), or [`tokens`] and [`chess_parallel`] (parallel):
+//!    tokens, then a case's graph in CSR form ([`graph::Csr`]);
 //! 3. [`topo`]: Kahn's order, sinks first, grouped into levels;
 //! 4. [`eval`]: the Grundy value of every node, level by level;
-//! 5. [`cmd`]: the subcommands, which answer queries and write results ([`output`]).
+//! 5. [`query`]: nim-sums and verdicts, in parallel batches;
+//! 6. [`cmd`]: the subcommands, which write results through [`output`];
+//!    [`generate`] makes valid random inputs.
+//!
+//! Every parallel stage has a sequential twin, selected by `--threads 1` ([`config`]).
 //!
 //! Errors are typed ([`error::Error`]) and rendered as one line by the binary.
 
 #![warn(missing_docs)]
 
 pub mod chess;
+pub mod chess_parallel;
 pub mod cli;
 pub mod cmd;
+pub mod config;
 pub mod error;
 pub mod eval;
+pub mod generate;
 pub mod graph;
 pub mod input;
 pub mod lexer;
 pub mod output;
+pub mod query;
+pub mod tokens;
 pub mod topo;
 
 pub use error::Error;

@@ -1,27 +1,108 @@
-//! Writing results: buffered stdout whose errors carry the name `<stdout>`.
+//! Writing results: to stdout, or to a file that appears only when the whole run succeeded.
+//!
+//! A file output is written to a temporary file in the target's folder (same file system, so
+//! the final rename is atomic) and renamed over the target by [`Sink::finish`]. A run that fails
+//! drops the sink, which deletes the temporary file: an existing target is left untouched and no
+//! half-written file is ever presented as complete.
 
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 
 /// Name used for standard output in messages.
 pub const STDOUT_NAME: &str = "<stdout>";
 
-/// Buffer size for stdout: large enough that a million one-line answers take a few hundred
-/// system calls.
+/// Buffer size: a million one-line answers take a few hundred system calls.
 const BUFFER: usize = 1 << 16;
 
-/// A buffered, locked stdout.
-pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
-    io::BufWriter::with_capacity(BUFFER, io::stdout().lock())
+/// Where a command's main output goes.
+pub enum Sink {
+    /// Standard output, buffered.
+    Stdout(BufWriter<io::StdoutLock<'static>>),
+    /// A temporary file to be renamed to `target` on success.
+    File {
+        /// The temporary file, buffered.
+        temp: BufWriter<tempfile::NamedTempFile>,
+        /// The path the user asked for.
+        target: PathBuf,
+    },
 }
 
-/// Maps a write error on stdout to a grundy error (a broken pipe stays recognisable).
-pub fn stdout_error(e: io::Error) -> Error {
-    Error::io(STDOUT_NAME, "cannot write", e)
+impl Sink {
+    /// Stdout when `path` is `None` or `-`, else a temporary file beside `path`.
+    pub fn open(path: Option<&Path>) -> Result<Sink, Error> {
+        match path {
+            Some(p) if p.as_os_str() != "-" => {
+                let name = p.display().to_string();
+                let dir = match p.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d,
+                    _ => Path::new("."),
+                };
+                let temp = tempfile::Builder::new()
+                    .prefix(".grundy-")
+                    .suffix(".tmp")
+                    .tempfile_in(dir)
+                    .map_err(|e| Error::io(&name, "cannot create", e))?;
+                Ok(Sink::File {
+                    temp: BufWriter::with_capacity(BUFFER, temp),
+                    target: p.to_path_buf(),
+                })
+            }
+            _ => Ok(Sink::Stdout(BufWriter::with_capacity(BUFFER, io::stdout().lock()))),
+        }
+    }
+
+    /// The name to use in messages.
+    pub fn name(&self) -> String {
+        match self {
+            Sink::Stdout(_) => STDOUT_NAME.to_string(),
+            Sink::File { target, .. } => target.display().to_string(),
+        }
+    }
+
+    /// Writes all of `bytes`, naming the sink in the error.
+    pub fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.write_all(bytes).map_err(|e| Error::io(&self.name(), "cannot write", e))
+    }
+
+    /// Flushes, and for a file renames the temporary file over the target.
+    pub fn finish(self) -> Result<(), Error> {
+        let name = self.name();
+        match self {
+            Sink::Stdout(mut out) => out.flush().map_err(|e| Error::io(&name, "cannot write", e)),
+            Sink::File { temp, target } => {
+                let temp = temp.into_inner().map_err(|e| {
+                    let (e, _) = e.into_parts();
+                    Error::io(&name, "cannot write", e)
+                })?;
+                temp.as_file().sync_all().map_err(|e| Error::io(&name, "cannot write", e))?;
+                temp.persist(&target).map_err(|e| Error::io(&name, "cannot rename onto", e.error))?;
+                Ok(())
+            }
+        }
+    }
 }
 
-/// Flushes `out`, reporting failures as stdout errors.
-pub fn finish(out: &mut impl Write) -> Result<(), Error> {
-    out.flush().map_err(stdout_error)
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(out) => out.write(buf),
+            Sink::File { temp, .. } => temp.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout(out) => out.write_all(buf),
+            Sink::File { temp, .. } => temp.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(out) => out.flush(),
+            Sink::File { temp, .. } => temp.flush(),
+        }
+    }
 }

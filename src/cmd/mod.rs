@@ -1,13 +1,24 @@
-//! One module per subcommand; `run` dispatches.
+//! One module per subcommand; `run` resolves the shared settings and dispatches.
+//!
+//! All work runs inside one rayon pool: a parallel iterator started inside `install` costs
+//! about 2 us, outside it about 7.5 us, which matters for graphs of a million thin levels.
 
 use crate::cli::{Cli, Command};
+use crate::config::Config;
 use crate::error::Error;
 
+pub mod generate;
 pub mod solve;
 
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> Result<(), Error> {
-    match cli.command {
-        Command::Solve(args) => solve::run(&args),
-    }
+    let config = Config::from_cli(&cli)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", config.threads)))?;
+    pool.install(|| match &cli.command {
+        Command::Solve(args) => solve::run(args, &config),
+        Command::Generate(args) => generate::run(args),
+    })
 }

@@ -1,0 +1,330 @@
+//! The chess format read from parallel-tokenized windows: the parallel twin of [`crate::chess`].
+//!
+//! The walk over the structure stays sequential, but it only hops: from one out-degree to the
+//! next, from one query length to the next; the per-token work (parsing, range checks, the
+//! queries' XORs) runs in parallel. A case's graph section is buffered whole and compacted in
+//! place into the CSR targets, so the tokens are the targets' memory; a query section is handed
+//! out one window at a time, so it streams in bounded memory.
+
+use rayon::prelude::*;
+
+use crate::error::{Expected, ParseError, ParseErrorKind};
+use crate::graph::Csr;
+use crate::tokens::TokenReader;
+
+/// Reads cases and query batches from chess-format bytes, tokenizing in parallel.
+#[derive(Debug)]
+pub struct ParChessReader<'a> {
+    tokens: TokenReader<'a>,
+    case: u64,
+    query: u64,
+    nodes: u32,
+    /// Buffer index of each query's length token in the current batch.
+    starts: Vec<u32>,
+    /// Tokens of the last batch (and its terminating 0), consumed at the next call.
+    done: usize,
+    case_open: bool,
+}
+
+impl<'a> ParChessReader<'a> {
+    /// A reader at the start of `bytes`, tokenizing about `chunk_bytes` per window.
+    pub fn new(bytes: &'a [u8], chunk_bytes: usize) -> ParChessReader<'a> {
+        ParChessReader {
+            tokens: TokenReader::new(bytes, chunk_bytes),
+            case: 0,
+            query: 0,
+            nodes: 0,
+            starts: Vec::new(),
+            done: 0,
+            case_open: false,
+        }
+    }
+
+    /// The 1-based number of the case last started (0 before the first).
+    pub fn case(&self) -> u64 {
+        self.case
+    }
+
+    /// Starts the next case and reads its graph; `None` at the end of the input. The queries
+    /// of the previous case must have been read to their end.
+    pub fn next_graph(&mut self) -> Result<Option<Csr>, ParseError> {
+        debug_assert!(!self.case_open, "queries of the previous case were not read");
+        self.tokens.consume(std::mem::take(&mut self.done));
+        let case = self.case + 1;
+        if !self.tokens.ensure(0) {
+            if self.tokens.clean_end() {
+                return Ok(None);
+            }
+            return Err(self.tokens.missing(0, Expected::NodeCount { case }));
+        }
+        let n = self.tokens.buf()[0];
+        let first_token = self.tokens.base();
+        (self.case, self.query, self.nodes, self.case_open) = (case, 0, n, true);
+        let offsets = self.walk_nodes(case, n)?;
+        let section_len = 1 + n as usize + *offsets.last().unwrap_or(&0) as usize;
+        let mut targets = self.tokens.take(section_len);
+        compact(&mut targets, &offsets);
+        if let Some(e) = targets.par_iter().position_first(|&t| t >= n) {
+            let node = offsets.partition_point(|&o| o as usize <= e) - 1;
+            let index = (e - offsets[node] as usize) as u32 + 1;
+            let of = offsets[node + 1] - offsets[node];
+            let expected = Expected::OutPosition { case, node: node as u32, index, of };
+            let global = first_token + 1 + node as u64 + 1 + e as u64;
+            return Err(ParseError {
+                offset: self.tokens.offset_of_global(global),
+                kind: ParseErrorKind::OutOfRange { expected, value: targets[e], nodes: n },
+            });
+        }
+        Ok(Some(Csr::from_parts(offsets, targets).expect("ids were checked, offsets built here")))
+    }
+
+    /// Hops over the out-degrees of `n` nodes (buffering their lists) and returns the offsets.
+    fn walk_nodes(&mut self, case: u64, n: u32) -> Result<Vec<u32>, ParseError> {
+        let tokens = &mut self.tokens;
+        let cap = (n as usize).min(tokens.buf().len() + 1);
+        let mut offsets = Vec::with_capacity(cap + 1);
+        offsets.push(0u32);
+        let mut edges: u64 = 0;
+        let mut pos = 1usize;
+        for node in 0..n {
+            if !tokens.ensure(pos) {
+                return Err(tokens.missing(pos, Expected::OutDegree { case, node }));
+            }
+            let degree = tokens.buf()[pos];
+            let end = pos + 1 + degree as usize;
+            if degree > 0 && !tokens.ensure(end - 1) {
+                let have = tokens.buf().len() - pos - 1;
+                let index = have as u32 + 1;
+                let expected = Expected::OutPosition { case, node, index, of: degree };
+                return Err(tokens.missing(tokens.buf().len(), expected));
+            }
+            edges += u64::from(degree);
+            let Ok(end_edge) = u32::try_from(edges) else {
+                return Err(ParseError {
+                    offset: tokens.offset_of(pos),
+                    kind: ParseErrorKind::TooLarge {
+                        expected: Expected::OutDegree { case, node },
+                        token: format!("a total of {edges} edges in the case"),
+                    },
+                });
+            };
+            offsets.push(end_edge);
+            pos = end;
+        }
+        Ok(offsets)
+    }
+
+    /// The next batch of complete queries of the current case; `None` when the case has ended
+    /// (a query of length 0, or the end of the input). Positions are not yet range-checked.
+    pub fn next_queries(&mut self) -> Result<Option<QueryBatch<'_>>, ParseError> {
+        self.tokens.consume(std::mem::take(&mut self.done));
+        if !self.case_open {
+            return Ok(None);
+        }
+        let case = self.case;
+        self.starts.clear();
+        let mut pos = 0usize;
+        loop {
+            let buf = self.tokens.buf();
+            while pos < buf.len() {
+                let m = buf[pos] as usize;
+                if m == 0 {
+                    self.case_open = false;
+                    self.done = pos + 1;
+                    break;
+                }
+                if pos + m >= buf.len() {
+                    break;
+                }
+                self.starts.push(pos as u32);
+                pos += 1 + m;
+            }
+            if !self.case_open || !self.starts.is_empty() {
+                break;
+            }
+            // Not one complete query buffered: fetch more, or end the case.
+            let query = self.query + 1;
+            if pos >= self.tokens.buf().len() {
+                if !self.tokens.ensure(pos) {
+                    if self.tokens.clean_end() {
+                        self.case_open = false;
+                        self.done = pos;
+                        break;
+                    }
+                    return Err(self.tokens.missing(pos, Expected::QueryLength { case, query }));
+                }
+            } else {
+                let m = self.tokens.buf()[pos];
+                if !self.tokens.ensure(pos + m as usize) {
+                    let have = self.tokens.buf().len() - pos - 1;
+                    let expected =
+                        Expected::QueryPosition { case, query, index: have as u32 + 1, of: m };
+                    return Err(self.tokens.missing(self.tokens.buf().len(), expected));
+                }
+            }
+        }
+        if self.case_open {
+            self.done = pos;
+        }
+        if self.starts.is_empty() {
+            return Ok(None);
+        }
+        let first_query = self.query + 1;
+        self.query += self.starts.len() as u64;
+        Ok(Some(QueryBatch {
+            tokens: self.tokens.buf(),
+            starts: &self.starts,
+            first_query,
+            case,
+            nodes: self.nodes,
+        }))
+    }
+
+    /// The error for position `index` (0-based) of query `i` of the last batch being out of
+    /// range. Call it after the batch is dropped; the batch's tokens are still buffered.
+    pub fn position_error(&self, i: usize, index: usize) -> ParseError {
+        let start = self.starts[i] as usize;
+        let buf = self.tokens.buf();
+        let of = buf[start];
+        let query = self.query - self.starts.len() as u64 + 1 + i as u64;
+        let at = start + 1 + index;
+        let expected =
+            Expected::QueryPosition { case: self.case, query, index: index as u32 + 1, of };
+        ParseError {
+            offset: self.tokens.offset_of(at),
+            kind: ParseErrorKind::OutOfRange { expected, value: buf[at], nodes: self.nodes },
+        }
+    }
+}
+
+/// Turns a graph section (N, then each node's out-degree and list) into the CSR targets, in
+/// place: every target moves to a lower index, so a forward copy never overwrites unread data.
+fn compact(section: &mut Vec<u32>, offsets: &[u32]) {
+    let mut read = 1usize;
+    for w in offsets.windows(2) {
+        let (from, to) = (w[0] as usize, w[1] as usize);
+        read += 1;
+        section.copy_within(read..read + (to - from), from);
+        read += to - from;
+    }
+    section.truncate(*offsets.last().unwrap_or(&0) as usize);
+}
+
+/// A batch of complete queries, borrowed from the reader's buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryBatch<'r> {
+    tokens: &'r [u32],
+    starts: &'r [u32],
+    /// 1-based number of the batch's first query within its case.
+    pub first_query: u64,
+    /// 1-based case.
+    pub case: u64,
+    /// The case's node count.
+    pub nodes: u32,
+}
+
+impl<'r> QueryBatch<'r> {
+    /// Number of queries.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// True if the batch has no query (never returned by the reader).
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// The positions of query `i` (0-based within the batch).
+    #[inline]
+    pub fn positions(&self, i: usize) -> &'r [u32] {
+        let start = self.starts[i] as usize;
+        let m = self.tokens[start] as usize;
+        &self.tokens[start + 1..start + 1 + m]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::ChessReader;
+
+    /// Everything a reader yields, as plain data: graphs, then each case's queries.
+    type Read = Vec<(Csr, Vec<Vec<u32>>)>;
+
+    fn read_parallel(text: &[u8], chunk: usize) -> Result<Read, ParseError> {
+        let mut r = ParChessReader::new(text, chunk);
+        let mut cases = Vec::new();
+        while let Some(g) = r.next_graph()? {
+            let mut queries = Vec::new();
+            while let Some(batch) = r.next_queries()? {
+                for i in 0..batch.len() {
+                    queries.push(batch.positions(i).to_vec());
+                }
+            }
+            cases.push((g, queries));
+        }
+        Ok(cases)
+    }
+
+    fn read_sequential(text: &[u8]) -> Result<Read, ParseError> {
+        let mut r = ChessReader::new(text);
+        let mut cases = Vec::new();
+        let mut q = Vec::new();
+        while let Some(g) = r.next_graph()? {
+            let mut queries = Vec::new();
+            while r.next_query(&mut q)? {
+                queries.push(q.clone());
+            }
+            cases.push((g, queries));
+        }
+        Ok(cases)
+    }
+
+    #[test]
+    fn agrees_with_the_sequential_reader_for_every_window_size() {
+        let texts: [&[u8]; 6] = [
+            b"4\n2 1 2\n0\n1 3\n0\n1 0\n2 0 2\n0\n\n4\n1 1\n1 2\n0\n0\n2 0 1\n2 1 1\n3 0 1 3\n0\n",
+            b"1 0 1 0",
+            b"2 1 1 0 0\n0 0\n1 0 1 0 0",
+            b"",
+            b"3 5 1 1 1 2 2 0 0 2 0 1 0",
+            b"2 0 0 3 0 1 1 1 0 ",
+        ];
+        for text in texts {
+            let expected = read_sequential(text).unwrap();
+            for chunk in 1..text.len() + 3 {
+                assert_eq!(read_parallel(text, chunk).unwrap(), expected, "chunk {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn errors_match_the_sequential_reader_for_every_window_size() {
+        let texts: [&[u8]; 9] = [
+            b"3\n1 1\n2 2  3\n0\n",
+            b"2\n0\n0\n2 0 2\n0\n",
+            b"3\n1 1\n2 2",
+            b"3\n0\n",
+            b"1\n0\n1 0\n3 0 0",
+            b"2\n1 1\n0\n1 x\n",
+            b"2\n1 -1\n0\n",
+            b"1 0 0 2 1 1 0 1 9 0",
+            b"4294967296",
+        ];
+        for text in texts {
+            let expected = read_sequential(text).unwrap_err();
+            for chunk in 1..text.len() + 3 {
+                let got = read_parallel(text, chunk);
+                // Out-of-range query positions are checked by the caller, not the reader.
+                if let ParseErrorKind::OutOfRange {
+                    expected: Expected::QueryPosition { .. }, ..
+                } = expected.kind
+                {
+                    assert!(got.is_ok());
+                    continue;
+                }
+                assert_eq!(got.unwrap_err(), expected, "chunk {chunk} {text:?}");
+            }
+        }
+    }
+}

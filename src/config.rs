@@ -1,0 +1,36 @@
+//! Settings shared by every command, resolved from the command line before any work starts.
+
+use crate::cli::Cli;
+use crate::error::Error;
+
+/// Default bytes tokenized per parallel step: large enough that a rayon dispatch (a few
+/// microseconds) is noise, small enough that the token buffer of a query section stays small
+/// (at most 4 bytes per 2 input bytes: 32 MiB).
+pub const DEFAULT_CHUNK_BYTES: usize = 16 << 20;
+
+/// Resolved shared settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// Worker threads, at least 1; 1 selects the sequential code paths.
+    pub threads: usize,
+    /// Bytes tokenized per parallel step.
+    pub chunk_bytes: usize,
+}
+
+impl Config {
+    /// Resolves the shared settings of `cli`.
+    pub fn from_cli(cli: &Cli) -> Result<Config, Error> {
+        let threads = match cli.threads {
+            Some(0) => return Err(Error::Usage("--threads must be at least 1".into())),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let chunk_bytes = cli.chunk_bytes.unwrap_or(DEFAULT_CHUNK_BYTES).max(1);
+        Ok(Config { threads, chunk_bytes })
+    }
+
+    /// True when the sequential twins should run.
+    pub fn sequential(&self) -> bool {
+        self.threads == 1
+    }
+}

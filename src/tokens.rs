@@ -1,0 +1,259 @@
+//! Parallel tokenizing: the input is cut into windows, each window into pieces that end at
+//! whitespace, and the pieces are turned into `u32` tokens in parallel.
+//!
+//! A reader over a window buffer lets the format walkers (`chess_parallel`) consume tokens by
+//! index, fetching the next window only when they need it: a graph section is held whole (it
+//! becomes the CSR targets in place), a query section streams through one window at a time.
+//!
+//! Tokens carry no byte offsets, which would double their memory. Errors are rare, so a token's
+//! offset is recovered when needed by re-scanning from the start of its window, and a lexical
+//! error is re-read with the sequential [`Lexer`], which knows what the walker expected there.
+
+use rayon::prelude::*;
+
+use crate::error::{Expected, ParseError};
+use crate::lexer::{is_space, Lexer};
+
+/// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
+const PIECES_PER_THREAD: usize = 4;
+
+/// A window of input: where it starts in bytes and the global index of its first token.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    first_token: u64,
+    byte_offset: usize,
+}
+
+/// Tokens of an input, fetched window by window.
+///
+/// Invariant: `buf` holds the tokens with global indices `base .. base + buf.len()`, all the
+/// tokens of the bytes before `next`; if `lex_error` is set, the bytes from that offset do not
+/// start a valid token and nothing after it is tokenized.
+#[derive(Debug)]
+pub struct TokenReader<'a> {
+    bytes: &'a [u8],
+    chunk_bytes: usize,
+    next: usize,
+    buf: Vec<u32>,
+    base: u64,
+    windows: Vec<Window>,
+    lex_error: Option<usize>,
+}
+
+impl<'a> TokenReader<'a> {
+    /// A reader at the start of `bytes`, tokenizing about `chunk_bytes` per window.
+    pub fn new(bytes: &'a [u8], chunk_bytes: usize) -> TokenReader<'a> {
+        TokenReader {
+            bytes,
+            chunk_bytes: chunk_bytes.max(1),
+            next: 0,
+            buf: Vec::new(),
+            base: 0,
+            windows: Vec::new(),
+            lex_error: None,
+        }
+    }
+
+    /// The buffered tokens; index `i` is global token `base() + i`.
+    #[inline]
+    pub fn buf(&self) -> &[u32] {
+        &self.buf
+    }
+
+    /// Global index of `buf()[0]`.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// Makes `buf()[i]` available if the input has it; false if it does not (the input ended
+    /// or a bad token stops it first).
+    #[inline]
+    pub fn ensure(&mut self, i: usize) -> bool {
+        while i >= self.buf.len() {
+            if !self.fill() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Drops the first `count` buffered tokens (consumed), keeping memory to what is pending.
+    pub fn consume(&mut self, count: usize) {
+        self.buf.drain(..count);
+        self.base += count as u64;
+    }
+
+    /// Takes the first `count` buffered tokens out as their own vector (a graph section, to be
+    /// compacted into CSR targets in place), keeping the rest buffered.
+    pub fn take(&mut self, count: usize) -> Vec<u32> {
+        let rest = self.buf[count..].to_vec();
+        let mut taken = std::mem::replace(&mut self.buf, rest);
+        taken.truncate(count);
+        self.base += count as u64;
+        taken
+    }
+
+    /// The error for a token the walker needed at buffer index `i` and could not get:
+    /// the bad token's own error, or an unexpected end.
+    pub fn missing(&self, i: usize, expected: Expected) -> ParseError {
+        debug_assert!(i >= self.buf.len());
+        match self.lex_error {
+            Some(offset) if i == self.buf.len() => {
+                let mut lex = Lexer::at(self.bytes, offset);
+                match lex.next_u32(expected) {
+                    Err(e) => e,
+                    // Unreachable by the invariant; an end error is still a true statement.
+                    Ok(_) => lex.unexpected_end(expected),
+                }
+            }
+            _ => Lexer::at(self.bytes, self.bytes.len()).unexpected_end(expected),
+        }
+    }
+
+    /// True when a token the walker could not get is missing because the input ended, not
+    /// because a bad token stopped the tokenizing.
+    pub fn clean_end(&self) -> bool {
+        self.lex_error.is_none()
+    }
+
+    /// The byte offset of the token at buffer index `i`, found by re-scanning its window.
+    pub fn offset_of(&self, i: usize) -> usize {
+        self.offset_of_global(self.base + i as u64)
+    }
+
+    /// The byte offset of the token with global index `global` (it may have been consumed).
+    pub fn offset_of_global(&self, global: u64) -> usize {
+        let w = self.windows.partition_point(|w| w.first_token <= global).saturating_sub(1);
+        let Some(window) = self.windows.get(w) else { return 0 };
+        let mut lex = Lexer::at(self.bytes, window.byte_offset);
+        let expected = Expected::NodeCount { case: 0 };
+        for _ in window.first_token..global {
+            let _ = lex.next_u32(expected);
+        }
+        lex.at_token();
+        lex.offset()
+    }
+
+    /// Tokenizes the next window; false if nothing is left to tokenize.
+    fn fill(&mut self) -> bool {
+        if self.lex_error.is_some() || self.next >= self.bytes.len() {
+            return false;
+        }
+        let start = self.next;
+        let end = boundary(self.bytes, start + self.chunk_bytes);
+        self.windows.push(Window {
+            first_token: self.base + self.buf.len() as u64,
+            byte_offset: start,
+        });
+        let pieces = pieces(self.bytes, start, end, rayon::current_num_threads());
+        let parsed: Vec<(Vec<u32>, Option<usize>)> = pieces
+            .par_iter()
+            .map(|&(a, b)| {
+                let mut out = Vec::new();
+                let err = tokenize(&self.bytes[a..b], &mut out).map(|at| a + at);
+                (out, err)
+            })
+            .collect();
+        let total: usize = parsed.iter().map(|(t, _)| t.len()).sum();
+        self.buf.reserve(total);
+        for (tokens, err) in parsed {
+            self.buf.extend_from_slice(&tokens);
+            if err.is_some() {
+                self.lex_error = err;
+                break;
+            }
+        }
+        self.next = end;
+        true
+    }
+}
+
+/// The first offset at or after `at` that is whitespace or the end: tokens never straddle it.
+fn boundary(bytes: &[u8], at: usize) -> usize {
+    let mut i = at.min(bytes.len());
+    while i < bytes.len() && !is_space(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Cuts `start..end` into about `threads * PIECES_PER_THREAD` pieces at whitespace.
+fn pieces(bytes: &[u8], start: usize, end: usize, threads: usize) -> Vec<(usize, usize)> {
+    let count = (threads * PIECES_PER_THREAD).max(1);
+    let step = (end - start).div_ceil(count).max(1);
+    let mut out = Vec::with_capacity(count);
+    let mut a = start;
+    while a < end {
+        let b = boundary(bytes, a + step).min(end);
+        out.push((a, b));
+        a = b;
+    }
+    out
+}
+
+/// Appends the tokens of `bytes` (which starts and ends at token boundaries) to `out`; returns
+/// the offset of the first bad token (not all digits, or above `u32::MAX`), if any.
+fn tokenize(bytes: &[u8], out: &mut Vec<u32>) -> Option<usize> {
+    out.reserve(bytes.len() / 4);
+    let mut i = 0;
+    let n = bytes.len();
+    loop {
+        while i < n && is_space(bytes[i]) {
+            i += 1;
+        }
+        if i == n {
+            return None;
+        }
+        let start = i;
+        let mut value: u64 = 0;
+        while i < n {
+            let digit = bytes[i].wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            value = (value * 10 + u64::from(digit)).min(1 << 32);
+            i += 1;
+        }
+        if i == start || (i < n && !is_space(bytes[i])) || value > u64::from(u32::MAX) {
+            return Some(start);
+        }
+        out.push(value as u32);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_tokens(text: &[u8], chunk: usize) -> (Vec<u32>, Option<usize>) {
+        let mut r = TokenReader::new(text, chunk);
+        let mut i = 0;
+        while r.ensure(i) {
+            i += 1;
+        }
+        (r.buf().to_vec(), r.lex_error)
+    }
+
+    #[test]
+    fn same_tokens_for_every_window_size() {
+        let text = b"  12 0 7\n\n3\t4294967295 000 5\r\n6 ";
+        for chunk in 1..text.len() + 2 {
+            assert_eq!(all_tokens(text, chunk), (vec![12, 0, 7, 3, u32::MAX, 0, 5, 6], None));
+        }
+    }
+
+    #[test]
+    fn stops_at_the_first_bad_token_and_locates_tokens() {
+        let text = b"1 2 3 4x 5";
+        for chunk in 1..12 {
+            assert_eq!(all_tokens(text, chunk), (vec![1, 2, 3], Some(6)));
+        }
+        let mut r = TokenReader::new(b"10  20\n 30", 3);
+        assert!(r.ensure(2));
+        assert_eq!((r.offset_of(0), r.offset_of(1), r.offset_of(2)), (0, 4, 8));
+        r.consume(1);
+        assert_eq!(r.offset_of(1), 8);
+        assert_eq!(r.take(1), vec![20]);
+        assert_eq!((r.base(), r.buf()), (2, &[30][..]));
+    }
+}
