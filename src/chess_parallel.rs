@@ -60,11 +60,16 @@ impl<'a> ParChessReader<'a> {
         let n = self.tokens.buf()[0];
         let first_token = self.tokens.base();
         (self.case, self.query, self.nodes, self.case_open) = (case, 0, n, true);
-        let offsets = self.walk_nodes(case, n)?;
+        // A bad out-position before the point where the walk failed is the first error.
+        let offsets =
+            self.walk_nodes(case, n).map_err(|e| self.bad_target(case, n).unwrap_or(e))?;
         let section_len = 1 + n as usize + *offsets.last().unwrap_or(&0) as usize;
         let mut targets = self.tokens.take(section_len);
         compact(&mut targets, &offsets);
-        if let Some(e) = targets.par_iter().position_first(|&t| t >= n) {
+        // A parallel max, vectorized; the offending edge is searched for only on the error path.
+        let max = targets.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
+        if let Some(e) = max.filter(|&m| m >= n).and_then(|_| targets.iter().position(|&t| t >= n))
+        {
             let node = offsets.partition_point(|&o| o as usize <= e) - 1;
             let index = (e - offsets[node] as usize) as u32 + 1;
             let of = offsets[node + 1] - offsets[node];
@@ -114,6 +119,29 @@ impl<'a> ParChessReader<'a> {
         Ok(offsets)
     }
 
+    /// The first buffered out-position of the current case that is not a node, found by
+    /// walking the buffered part of the graph section again (error path only).
+    fn bad_target(&self, case: u64, n: u32) -> Option<ParseError> {
+        let buf = self.tokens.buf();
+        let mut pos = 1;
+        for node in 0..n {
+            let of = *buf.get(pos)?;
+            for index in 1..=of {
+                let at = pos + index as usize;
+                let value = *buf.get(at)?;
+                if value >= n {
+                    let expected = Expected::OutPosition { case, node, index, of };
+                    return Some(ParseError {
+                        offset: self.tokens.offset_of(at),
+                        kind: ParseErrorKind::OutOfRange { expected, value, nodes: n },
+                    });
+                }
+            }
+            pos += 1 + of as usize;
+        }
+        None
+    }
+
     /// The next batch of complete queries of the current case; `None` when the case has ended
     /// (a query of length 0, or the end of the input). Positions are not yet range-checked.
     pub fn next_queries(&mut self) -> Result<Option<QueryBatch<'_>>, ParseError> {
@@ -156,10 +184,22 @@ impl<'a> ParChessReader<'a> {
             } else {
                 let m = self.tokens.buf()[pos];
                 if !self.tokens.ensure(pos + m as usize) {
-                    let have = self.tokens.buf().len() - pos - 1;
+                    let buf = self.tokens.buf();
+                    let have = buf.len() - pos - 1;
+                    // A bad position before the end of the query is the first error.
+                    let nodes = self.nodes;
+                    if let Some(index) = buf[pos + 1..].iter().position(|&v| v >= nodes) {
+                        let at = pos + 1 + index;
+                        let expected =
+                            Expected::QueryPosition { case, query, index: index as u32 + 1, of: m };
+                        return Err(ParseError {
+                            offset: self.tokens.offset_of(at),
+                            kind: ParseErrorKind::OutOfRange { expected, value: buf[at], nodes },
+                        });
+                    }
                     let expected =
                         Expected::QueryPosition { case, query, index: have as u32 + 1, of: m };
-                    return Err(self.tokens.missing(self.tokens.buf().len(), expected));
+                    return Err(self.tokens.missing(buf.len(), expected));
                 }
             }
         }
@@ -257,8 +297,18 @@ mod tests {
         while let Some(g) = r.next_graph()? {
             let mut queries = Vec::new();
             while let Some(batch) = r.next_queries()? {
+                let mut bad = None;
                 for i in 0..batch.len() {
-                    queries.push(batch.positions(i).to_vec());
+                    let p = batch.positions(i);
+                    // The range check the callers make (query::answer_batch).
+                    if let Some(j) = p.iter().position(|&v| v >= batch.nodes) {
+                        bad = Some((i, j));
+                        break;
+                    }
+                    queries.push(p.to_vec());
+                }
+                if let Some((i, j)) = bad {
+                    return Err(r.position_error(i, j));
                 }
             }
             cases.push((g, queries));
@@ -300,7 +350,7 @@ mod tests {
 
     #[test]
     fn errors_match_the_sequential_reader_for_every_window_size() {
-        let texts: [&[u8]; 9] = [
+        let texts: [&[u8]; 14] = [
             b"3\n1 1\n2 2  3\n0\n",
             b"2\n0\n0\n2 0 2\n0\n",
             b"3\n1 1\n2 2",
@@ -310,19 +360,16 @@ mod tests {
             b"2\n1 -1\n0\n",
             b"1 0 0 2 1 1 0 1 9 0",
             b"4294967296",
+            b"2\n1 7\n",
+            b"2 2 0 5 1",
+            b"2 0 0 3 0 9",
+            b"2 0 0 3 0 9 x",
+            b"3 1 1 1 2 0 1 7 1 3 x",
         ];
         for text in texts {
             let expected = read_sequential(text).unwrap_err();
             for chunk in 1..text.len() + 3 {
                 let got = read_parallel(text, chunk);
-                // Out-of-range query positions are checked by the caller, not the reader.
-                if let ParseErrorKind::OutOfRange {
-                    expected: Expected::QueryPosition { .. }, ..
-                } = expected.kind
-                {
-                    assert!(got.is_ok());
-                    continue;
-                }
                 assert_eq!(got.unwrap_err(), expected, "chunk {chunk} {text:?}");
             }
         }

@@ -140,7 +140,8 @@ fn node_block(spec: &Spec, ranks: &Ranks, case_seed: u64, block: u32) -> Vec<u8>
     let n = spec.nodes;
     let first = block * NODE_BLOCK;
     let last = (first + NODE_BLOCK).min(n);
-    let mut text = Vec::with_capacity((last - first) as usize * (8 + 16 * spec.avg_degree as usize));
+    let mut text =
+        Vec::with_capacity((last - first) as usize * (8 + 16 * spec.avg_degree as usize));
     let mut targets = Vec::new();
     for id in first..last {
         let rank = ranks.rank_of[id as usize];

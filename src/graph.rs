@@ -77,23 +77,35 @@ impl Csr {
     /// The reverse graph (every edge turned around), with the same node count; predecessors
     /// are listed in increasing order of their id. Costs another 4 bytes per node and per edge.
     pub fn reversed(&self) -> Csr {
+        self.reversed_from(0..self.node_count() as u32)
+    }
+
+    /// The reverse of the edges leaving the nodes in `sources` only, over all node ids: for
+    /// every node, the nodes of `sources` that move to it, in increasing id order.
+    /// 4 bytes per node of the whole graph and per edge leaving `sources`.
+    pub fn reversed_from(&self, sources: std::ops::Range<u32>) -> Csr {
         let n = self.node_count();
         let mut offsets = vec![0u32; n + 1];
-        for &t in &self.targets {
-            offsets[t as usize + 1] += 1;
+        for v in sources.clone() {
+            for &t in self.successors(v) {
+                offsets[t as usize + 1] += 1;
+            }
         }
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
-        let mut fill = offsets[..n].to_vec();
-        let mut targets = vec![0u32; self.targets.len()];
-        for v in 0..n as u32 {
+        let mut targets = crate::memory::zeroed_vec(offsets[n] as usize);
+        // offsets[t] serves as t's cursor: afterwards it holds t's end, which is t + 1's start,
+        // so one shift restores the offsets without a second array.
+        for v in sources {
             for &t in self.successors(v) {
-                let slot = &mut fill[t as usize];
-                targets[*slot as usize] = v;
-                *slot += 1;
+                let cursor = &mut offsets[t as usize];
+                targets[*cursor as usize] = v;
+                *cursor += 1;
             }
         }
+        offsets.rotate_right(1);
+        offsets[0] = 0;
         Csr { offsets, targets }
     }
 }
@@ -120,5 +132,8 @@ mod tests {
         assert_eq!(r.successors(1), &[0]);
         assert_eq!(r.successors(2), &[0, 0, 1]);
         assert_eq!(r.reversed(), g);
+        let part = g.reversed_from(1..3);
+        assert_eq!(part.successors(2), &[1]);
+        assert_eq!(part.edge_count(), 1);
     }
 }

@@ -28,6 +28,7 @@ pub mod generate;
 pub mod graph;
 pub mod input;
 pub mod lexer;
+pub mod memory;
 pub mod output;
 pub mod query;
 pub mod tokens;

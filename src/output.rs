@@ -39,11 +39,18 @@ impl Sink {
                     Some(d) if !d.as_os_str().is_empty() => d,
                     _ => Path::new("."),
                 };
-                let temp = tempfile::Builder::new()
-                    .prefix(".grundy-")
-                    .suffix(".tmp")
-                    .tempfile_in(dir)
-                    .map_err(|e| Error::io(&name, "cannot create", e))?;
+                let mut builder = tempfile::Builder::new();
+                builder.prefix(".grundy-").suffix(".tmp");
+                // A new file gets the mode any program's new file gets (0666 less the umask)
+                // rather than the 0600 of a private temporary file; a replaced file keeps its own.
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    let mode = std::fs::metadata(p).map_or(0o666, |m| m.permissions().mode());
+                    builder.permissions(std::fs::Permissions::from_mode(mode));
+                }
+                let temp =
+                    builder.tempfile_in(dir).map_err(|e| Error::io(&name, "cannot create", e))?;
                 Ok(Sink::File {
                     temp: BufWriter::with_capacity(BUFFER, temp),
                     target: p.to_path_buf(),
@@ -77,7 +84,8 @@ impl Sink {
                     Error::io(&name, "cannot write", e)
                 })?;
                 temp.as_file().sync_all().map_err(|e| Error::io(&name, "cannot write", e))?;
-                temp.persist(&target).map_err(|e| Error::io(&name, "cannot rename onto", e.error))?;
+                temp.persist(&target)
+                    .map_err(|e| Error::io(&name, "cannot rename onto", e.error))?;
                 Ok(())
             }
         }

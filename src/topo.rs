@@ -9,8 +9,6 @@
 //! Memory while peeling: the reverse graph (4 bytes per edge and per node) and a pending count
 //! (4 bytes per node); the result keeps 4 bytes per node plus 4 per level.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-
 use rayon::prelude::*;
 
 use crate::graph::Csr;
@@ -19,8 +17,8 @@ use crate::graph::Csr;
 ///
 /// Invariants: `order` is a permutation of the nodes; `level_starts[0] == 0`, it is strictly
 /// increasing and ends with the node count; level `l` is
-/// `order[level_starts[l]..level_starts[l + 1]]`; within a level nodes are in the order peeling
-/// found them.
+/// `order[level_starts[l]..level_starts[l + 1]]`; within a level, ids increase. The sequential
+/// and parallel builders give equal values of this type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Levels {
     order: Vec<u32>,
@@ -75,6 +73,8 @@ pub fn levels(graph: &Csr) -> Result<Levels, Vec<u32>> {
                 }
             }
         }
+        // Ids in increasing order make the next passes walk the CSR arrays forward.
+        order[end..].sort_unstable();
         level_starts.push(end as u32);
         head = end;
     }
@@ -88,108 +88,91 @@ pub fn levels(graph: &Csr) -> Result<Levels, Vec<u32>> {
 /// chain of a million one-node levels would spend seconds on dispatch and nothing on work.
 pub const INLINE_LEVEL: usize = 4096;
 
-/// The parallel twin of [`levels`]: same levels (the order within a level may differ), with
-/// the reverse graph built and each wide frontier peeled in parallel.
+/// Most parts the node ids are cut into for parallel peeling: each part costs 4 bytes per node
+/// (its reverse graph's offsets), and two to four parts already use the memory bandwidth.
+const MAX_PARTS: usize = 4;
+
+/// The parallel twin of [`levels`]: the same levels, each listing its nodes in increasing id
+/// order, whatever the thread count.
+///
+/// Peeling without atomics: the node ids are cut into parts, each owning a slice of the pending
+/// counts and a reverse graph of only the edges leaving its own nodes. Every part reads the
+/// whole frontier and decrements only its own counts, so no two threads write the same memory
+/// and no locked instruction is needed. Frontiers under [`INLINE_LEVEL`] nodes run inline.
 pub fn levels_parallel(graph: &Csr) -> Result<Levels, Vec<u32>> {
     let n = graph.node_count();
-    let reverse = reversed_parallel(graph);
-    let pending: Vec<AtomicU32> =
-        graph.offsets().par_windows(2).map(|w| AtomicU32::new(w[1] - w[0])).collect();
-    let mut order: Vec<u32> = (0..n as u32)
-        .into_par_iter()
-        .filter(|&v| pending[v as usize].load(Relaxed) == 0)
+    let parts = rayon::current_num_threads().clamp(1, MAX_PARTS);
+    let span = n.div_ceil(parts).max(1);
+    let mut pending: Vec<u32> = graph.offsets().windows(2).map(|w| w[1] - w[0]).collect();
+    let mut order: Vec<u32> = Vec::with_capacity(n);
+    order.extend((0..n as u32).filter(|&v| pending[v as usize] == 0));
+    let mut owners: Vec<Part> = pending
+        .chunks_mut(span)
+        .enumerate()
+        .map(|(k, pending)| Part { first: (k * span) as u32, pending, reverse: None })
         .collect();
-    order.reserve(n - order.len());
+    owners.par_iter_mut().for_each(|part| {
+        let first = part.first;
+        part.reverse = Some(graph.reversed_from(first..first + part.pending.len() as u32));
+    });
     let mut level_starts = vec![0u32];
     let mut head = 0;
+    let mut scratch = Vec::new();
     while head < order.len() {
         let end = order.len();
-        if end - head < INLINE_LEVEL {
-            // One thread touches `pending` here (the last parallel level has joined), so a
-            // plain load and store replaces the locked decrement.
-            for i in head..end {
-                for &p in reverse.successors(order[i]) {
-                    let count = &pending[p as usize];
-                    let left = count.load(Relaxed) - 1;
-                    count.store(left, Relaxed);
-                    if left == 0 {
-                        order.push(p);
-                    }
-                }
-            }
+        let frontier = &order[head..end];
+        if frontier.len() < INLINE_LEVEL {
+            // Parts hold increasing id ranges, so sorting the union sorts each part's nodes.
+            owners.iter_mut().for_each(|part| part.peel(frontier, &mut scratch));
+            scratch.sort_unstable();
+            order.append(&mut scratch);
         } else {
-            let next: Vec<Vec<u32>> = order[head..end]
-                .par_chunks(INLINE_LEVEL / 4)
-                .map(|chunk| {
-                    let mut next = Vec::new();
-                    for &u in chunk {
-                        for &p in reverse.successors(u) {
-                            if pending[p as usize].fetch_sub(1, Relaxed) == 1 {
-                                next.push(p);
-                            }
-                        }
-                    }
-                    next
+            let next: Vec<Vec<u32>> = owners
+                .par_iter_mut()
+                .map(|part| {
+                    let mut ready = Vec::new();
+                    part.peel(frontier, &mut ready);
+                    ready.sort_unstable();
+                    ready
                 })
                 .collect();
-            for part in next {
-                order.extend_from_slice(&part);
-            }
+            next.iter().for_each(|ready| order.extend_from_slice(ready));
         }
         level_starts.push(end as u32);
         head = end;
     }
+    drop(owners);
     if order.len() < n {
-        let pending: Vec<u32> = pending.into_iter().map(AtomicU32::into_inner).collect();
         return Err(find_cycle(graph, &pending));
     }
     Ok(Levels { order, level_starts })
 }
 
-/// The reverse graph, built in parallel without atomics: the node ids are cut into ranges,
-/// one task per range, and each task scans every edge but keeps only those whose target is in
-/// its range. Reading the edges again per task is sequential and cheap; the scattered writes,
-/// the expensive part, are split without contention. The result equals [`Csr::reversed`]
-/// (predecessors in increasing id order), whatever the thread count.
-fn reversed_parallel(graph: &Csr) -> Csr {
-    let n = graph.node_count();
-    let parts = rayon::current_num_threads().max(1);
-    let span = n.div_ceil(parts).max(1);
-    let mut counts = vec![0u32; n + 1];
-    counts[1..].par_chunks_mut(span).enumerate().for_each(|(k, counts)| {
-        let lo = (k * span) as u32;
-        for &t in graph.targets() {
-            if let Some(c) = counts.get_mut(t.wrapping_sub(lo) as usize) {
-                *c += 1;
-            }
-        }
-    });
-    for i in 0..n {
-        counts[i + 1] += counts[i];
-    }
-    let offsets = counts;
-    let mut targets = vec![0u32; graph.edge_count()];
-    let mut slices = Vec::with_capacity(parts);
-    let mut rest = &mut targets[..];
-    for k in 0..n.div_ceil(span) {
-        let (lo, hi) = (k * span, ((k + 1) * span).min(n));
-        let (mine, tail) = rest.split_at_mut((offsets[hi] - offsets[lo]) as usize);
-        slices.push((lo, hi, mine));
-        rest = tail;
-    }
-    slices.into_par_iter().for_each(|(lo, hi, out)| {
-        let base = offsets[lo];
-        let mut cursor: Vec<u32> = offsets[lo..hi].iter().map(|&o| o - base).collect();
-        for v in 0..n as u32 {
-            for &t in graph.successors(v) {
-                if let Some(c) = cursor.get_mut(t.wrapping_sub(lo as u32) as usize) {
-                    out[*c as usize] = v;
-                    *c += 1;
+/// One part of the nodes, for parallel peeling.
+struct Part<'a> {
+    /// Id of the part's first node.
+    first: u32,
+    /// Pending out-degrees of the part's nodes.
+    pending: &'a mut [u32],
+    /// For every node `u`, the part's nodes that move to `u`.
+    reverse: Option<Csr>,
+}
+
+impl Part<'_> {
+    /// Removes the `frontier` nodes' edges into this part; appends to `ready` the part's nodes
+    /// left with no pending out-position.
+    fn peel(&mut self, frontier: &[u32], ready: &mut Vec<u32>) {
+        let reverse = self.reverse.as_ref().expect("built before peeling");
+        for &u in frontier {
+            for &p in reverse.successors(u) {
+                let count = &mut self.pending[(p - self.first) as usize];
+                *count -= 1;
+                if *count == 0 {
+                    ready.push(p);
                 }
             }
         }
-    });
-    Csr::from_parts(offsets, targets).expect("every edge was placed once")
+    }
 }
 
 /// One cycle among the nodes peeling could not remove (`pending > 0`): each of them has an
@@ -234,6 +217,7 @@ mod tests {
         assert_eq!(lv.level_count(), 3);
         assert_eq!(lv.level(0), &[3, 4]);
         assert_eq!(lv.node_levels(), vec![2, 1, 1, 0, 0]);
+        assert_eq!(levels_parallel(&g).unwrap(), lv);
     }
 
     #[test]
@@ -259,7 +243,11 @@ mod tests {
         let mut lists: Vec<Vec<u32>> = Vec::new();
         for v in 0..3 * width {
             let layer = v / width;
-            let next = if layer + 1 < 3 { vec![(layer + 1) * width + v % 7, (layer + 1) * width + v % width] } else { vec![] };
+            let next = if layer + 1 < 3 {
+                vec![(layer + 1) * width + v % 7, (layer + 1) * width + v % width]
+            } else {
+                vec![]
+            };
             lists.push(next);
         }
         let base = lists.len() as u32;
@@ -268,12 +256,11 @@ mod tests {
             lists.push(vec![base + i - 1]);
         }
         let g = Csr::from_lists(&lists).unwrap();
-        let (a, b) = (levels(&g).unwrap(), levels_parallel(&g).unwrap());
-        assert_eq!(a.level_count(), b.level_count());
-        assert_eq!(a.node_levels(), b.node_levels());
+        let a = levels(&g).unwrap();
+        assert_eq!(a.level_count(), 53);
         for threads in [1, 2, 3, 7] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            assert_eq!(pool.install(|| reversed_parallel(&g)), g.reversed());
+            assert_eq!(pool.install(|| levels_parallel(&g)).unwrap(), a);
         }
     }
 }

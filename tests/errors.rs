@@ -7,12 +7,18 @@ use crate::util::*;
 
 /// Runs `solve` on `input` written to a file; returns the error line with the path replaced
 /// by `FILE`, after checking it is the only thing on stderr and the exit code is 1.
+/// Both code paths (sequential, and parallel with tiny windows so errors fall on window
+/// boundaries) must give the same message.
 fn solve_error(input: &[u8]) -> String {
     let dir = tempdir();
     let path = write_file(dir.path(), "bad.txt", input);
-    let run = solve_file(&path);
-    let line = run.error_line();
-    line.replace(path.to_str().unwrap(), "FILE")
+    let file = path.to_str().unwrap();
+    let line = run(&["solve", "--threads", "1", file], None).error_line();
+    for chunk in ["1", "3", "8", "1000"] {
+        let run = run(&["solve", "--threads", "3", "--chunk-bytes", chunk, file], None);
+        assert_eq!(run.error_line(), line, "chunk {chunk}");
+    }
+    line.replace(file, "FILE")
 }
 
 #[test]
@@ -167,6 +173,8 @@ fn missing_file_and_directory() {
 fn usage_errors_exit_2() {
     assert_eq!(run(&["solve", "a", "b"], None).code, 2);
     assert_eq!(run(&["frobnicate"], None).code, 2);
+    assert_eq!(run(&["solve", "--threads", "0"], Some(b"")).code, 2);
+    assert_eq!(run(&["solve", "--threads", "x"], Some(b"")).code, 2);
     assert_eq!(run(&[], None).code, 2);
     assert_eq!(run(&["--version"], None).code, 0);
 }

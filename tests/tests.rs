@@ -2,7 +2,9 @@
 //! link into one test binary.
 
 mod errors;
+mod generate;
 mod large;
 mod oracle;
 mod seeds;
+mod threads;
 mod util;

@@ -243,6 +243,50 @@ pub fn relaxation_values(lists: &[Vec<u32>]) -> Vec<u32> {
     g
 }
 
+/// Relaxation until nothing changes: the same oracle, stopped early (each round that changes
+/// nothing proves the fixed point), for graphs of thousands of nodes.
+pub fn relaxation_values_fast(lists: &[Vec<u32>]) -> Vec<u32> {
+    let mut g = vec![0u32; lists.len()];
+    let mut succ = Vec::new();
+    loop {
+        let mut changed = false;
+        for v in 0..lists.len() {
+            succ.clear();
+            succ.extend(lists[v].iter().map(|&s| g[s as usize]));
+            let x = naive_mex(&succ);
+            changed |= x != g[v];
+            g[v] = x;
+        }
+        if !changed {
+            return g;
+        }
+    }
+}
+
+/// Reads a tidy chess-format text (as `grundy generate` writes it) back into cases, with a
+/// plain whitespace split: an independent reader for checking generated files.
+pub fn parse_cases(text: &[u8]) -> Vec<Case> {
+    let text = std::str::from_utf8(text).expect("generated text is ASCII");
+    let mut tokens = text.split_whitespace().map(|t| t.parse::<u32>().expect("a number"));
+    let mut cases = Vec::new();
+    while let Some(n) = tokens.next() {
+        let mut lists = Vec::new();
+        for _ in 0..n {
+            let d = tokens.next().expect("out-degree");
+            lists.push((0..d).map(|_| tokens.next().expect("out-position")).collect());
+        }
+        let mut queries = Vec::new();
+        loop {
+            match tokens.next() {
+                None | Some(0) => break,
+                Some(m) => queries.push((0..m).map(|_| tokens.next().expect("position")).collect()),
+            }
+        }
+        cases.push(Case { lists, queries });
+    }
+    cases
+}
+
 /// Grundy values computed in reverse of a known topological order (the generator's ranks):
 /// the oracle for graphs too large for relaxation.
 pub fn values_in_order(lists: &[Vec<u32>], topo: &[u32]) -> Vec<u32> {

@@ -73,10 +73,7 @@ fn solve_parallel(input: &Input, chunk_bytes: usize, out: &mut Sink) -> Result<(
 /// The Grundy values of a case's graph, or the cycle that prevents them.
 fn values(input: &Input, case: u64, graph: &Csr, parallel: bool) -> Result<Vec<u32>, Error> {
     let levels = if parallel { topo::levels_parallel(graph) } else { topo::levels(graph) };
-    let levels = levels.map_err(|cycle| Error::Cycle {
-        path: input.name().to_string(),
-        case,
-        cycle,
-    })?;
+    let levels =
+        levels.map_err(|cycle| Error::Cycle { path: input.name().to_string(), case, cycle })?;
     Ok(if parallel { eval::grundy_parallel(graph, &levels) } else { eval::grundy(graph, &levels) })
 }

@@ -1,0 +1,119 @@
+//! The parallel code paths give the same bytes as the sequential twin (`--threads 1`).
+
+use crate::util::*;
+
+/// Runs `solve` on `path` with `--threads 1` and with several thread counts and window sizes
+/// (small windows put token, node and query boundaries across windows); all outputs must be
+/// identical. Returns the sequential output.
+fn same_bytes_every_way(path: &std::path::Path, chunks: &[&str]) -> Run {
+    let file = path.to_str().unwrap();
+    let sequential = run(&["solve", "--threads", "1", file], None);
+    for threads in ["2", "3"] {
+        for chunk in chunks {
+            let parallel =
+                run(&["solve", "--threads", threads, "--chunk-bytes", chunk, file], None);
+            assert_eq!(parallel.code, sequential.code, "threads {threads} chunk {chunk}");
+            assert!(parallel.stdout == sequential.stdout, "threads {threads} chunk {chunk}");
+            assert_eq!(parallel.stderr, sequential.stderr, "threads {threads} chunk {chunk}");
+        }
+    }
+    sequential
+}
+
+#[test]
+fn messy_multi_case_inputs_give_the_same_bytes() {
+    let dir = tempdir();
+    let mut rng = Rng::new(3537);
+    for round in 0..6 {
+        let cases: Vec<Case> = (0..40)
+            .map(|_| {
+                let n = 1 + rng.below(3000) as usize;
+                let max_degree = rng.below(12);
+                let queries = rng.below(400) as usize;
+                random_case(&mut rng, n, max_degree, queries, 10)
+            })
+            .collect();
+        let input = write_messy(&mut rng, &cases, round % 2 == 0);
+        let path = write_file(dir.path(), "messy.txt", &input);
+        let out = same_bytes_every_way(&path, &["5", "4096", "100000", "16777216"]);
+        let expected = expected_answers(&cases, |c| relaxation_values_fast(&c.lists));
+        assert_eq!(out.ok(), expected);
+    }
+}
+
+#[test]
+fn large_generated_inputs_give_the_same_bytes() {
+    let dir = tempdir();
+    for (shape, nodes, degree) in [
+        ("random", "200000", "6"),
+        ("layered", "200000", "4"),
+        ("wide", "100000", "3"),
+        ("chain", "300000", "1"),
+        ("tournament", "1500", "1"),
+    ] {
+        let path = dir.path().join(format!("{shape}.txt"));
+        let file = path.to_str().unwrap();
+        run(
+            &[
+                "generate",
+                "--shape",
+                shape,
+                "-n",
+                nodes,
+                "--avg-degree",
+                degree,
+                "-q",
+                "50000",
+                "--cases",
+                "2",
+                "--seed",
+                "9",
+                "-o",
+                file,
+            ],
+            None,
+        )
+        .ok();
+        let out = same_bytes_every_way(&path, &["65536", "16777216"]);
+        assert_eq!(out.ok().lines().count(), 100_000, "{shape}");
+    }
+}
+
+#[test]
+fn errors_deep_in_large_inputs_give_the_same_bytes() {
+    let dir = tempdir();
+    let path = dir.path().join("big.txt");
+    let file = path.to_str().unwrap();
+    run(
+        &[
+            "generate",
+            "-n",
+            "50000",
+            "--avg-degree",
+            "3",
+            "-q",
+            "20000",
+            "--cases",
+            "3",
+            "-o",
+            file,
+        ],
+        None,
+    )
+    .ok();
+    let text = std::fs::read(&path).unwrap();
+    // A position out of range in the third case, a file cut inside a query, a bad token.
+    let last_case = text.len() - text.iter().rev().position(|&b| b == b'\n').unwrap_or(0);
+    let mut damaged = text.clone();
+    let at = last_case - 1000;
+    damaged.splice(at..at, b" 99999999 ".iter().copied());
+    for (name, bytes) in [
+        ("range.txt", damaged),
+        ("cut.txt", [&text[..text.len() - 2], b"7 1 2"].concat()),
+        ("token.txt", [&text[..text.len() / 2], b"x", &text[text.len() / 2..]].concat()),
+    ] {
+        let path = write_file(dir.path(), name, &bytes);
+        let out = same_bytes_every_way(&path, &["4096", "16777216"]);
+        assert_eq!(out.code, 1, "{name}: {}", out.stderr);
+    }
+}
