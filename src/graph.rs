@@ -64,6 +64,11 @@ impl Csr {
         self.offsets[v + 1] - self.offsets[v]
     }
 
+    /// Takes the graph apart into its offsets and targets.
+    pub fn into_parts(self) -> (Vec<u32>, Vec<u32>) {
+        (self.offsets, self.targets)
+    }
+
     /// The offsets array: `node_count() + 1` entries.
     pub fn offsets(&self) -> &[u32] {
         &self.offsets

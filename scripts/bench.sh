@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# End-to-end benchmarks of `grundy solve` on generated files; writes BENCHMARKS.md.
+#
+# Usage: scripts/bench.sh [RUNS]      (default 5 runs per measurement; medians are reported)
+#
+# Speed is reported as MB/s and as a ratio to the time of simply reading the file
+# (`cat FILE > /dev/null`, page cache warm), measured in the same run, because this machine is
+# shared and noisy: absolute times move between runs, ratios much less. Peak memory is GNU
+# time's maximum resident set size. Big files are generated under target/bench, never committed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+bin=target/release/grundy
+dir=target/bench
+out=BENCHMARKS.md
+mkdir -p "$dir"
+cargo build --release --quiet
+cores=$(nproc)
+
+# name | generate arguments
+files=(
+  "m1|-n 1000000 --edges 10000000 -q 1000000 --seed 1"
+  "chain|-n 1000000 --shape chain -q 1000000 --seed 2"
+  "m10|-n 10000000 --edges 100000000 -q 1000000 --seed 3"
+)
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+# seconds of one run of "$@" (stdout discarded)
+seconds() {
+  local t0 t1
+  t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}'
+}
+
+{
+  echo "# Benchmarks"
+  echo
+  echo "Produced by \`scripts/bench.sh $runs\` on $(date -u +%Y-%m-%d), $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))."
+  echo "Times are medians of $runs runs; *read* is \`cat FILE > /dev/null\` (page cache warm);"
+  echo "*x read* is the solve time over the read time, measured in the same run; peak memory is"
+  echo "the maximum resident set size (GNU time), against the bound *file + 12 B/edge + 32 B/node*."
+  echo
+  echo "| file | size | nodes | edges | threads | solve (s) | MB/s | x read | speed-up | peak MB | bound MB |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+} > "$out.tmp"
+
+for entry in "${files[@]}"; do
+  name=${entry%%|*}
+  args=${entry#*|}
+  file=$dir/$name.txt
+  # shellcheck disable=SC2086
+  [ -s "$file" ] || $bin generate $args -o "$file"
+  bytes=$(stat -c %s "$file")
+  read -r nodes edges < <(awk 'NR==1 {n=$1; next} NR<=n+1 {e+=$1} NR>n+1 {exit} END {print n, e}' "$file")
+  bound=$(( (bytes + 12 * edges + 32 * nodes) / 1000000 ))
+  cat "$file" >/dev/null
+  read_s=$(for _ in $(seq "$runs"); do seconds cat "$file"; done | median)
+  one=""
+  for threads in 1 "$cores"; do
+    solve_s=$(for _ in $(seq "$runs"); do seconds $bin solve --threads "$threads" "$file"; done | median)
+    peak_kb=$( { /usr/bin/time -f %M $bin solve --threads "$threads" "$file" >/dev/null; } 2>&1 | tail -1)
+    [ -n "$one" ] || one=$solve_s
+    awk -v n="$name" -v b="$bytes" -v N="$nodes" -v E="$edges" -v t="$threads" -v s="$solve_s" \
+      -v r="$read_s" -v o="$one" -v p="$peak_kb" -v B="$bound" 'BEGIN {
+        printf "| %s | %d MB | %d | %d | %d | %.3f | %.0f | %.1f | %.2f | %d | %d |\n",
+          n, b / 1e6, N, E, t, s, b / 1e6 / s, s / r, o / s, p / 1000, B }' >> "$out.tmp"
+    echo "$name threads=$threads solve=${solve_s}s read=${read_s}s peak=${peak_kb}kB" >&2
+  done
+done
+mv "$out.tmp" "$out"
+cat "$out"
