@@ -244,7 +244,14 @@ fn compact(section: &mut Vec<u32>, offsets: &[u32]) {
     for w in offsets.windows(2) {
         let (from, to) = (w[0] as usize, w[1] as usize);
         read += 1;
-        section.copy_within(read..read + (to - from), from);
+        if to - from <= 4 {
+            // Short lists (most, in sparse graphs) move faster without a memmove call.
+            for i in 0..to - from {
+                section[from + i] = section[read + i];
+            }
+        } else {
+            section.copy_within(read..read + (to - from), from);
+        }
         read += to - from;
     }
     section.truncate(*offsets.last().unwrap_or(&0) as usize);

@@ -77,6 +77,10 @@ pub fn grundy(graph: &Csr, levels: &Levels) -> Vec<u32> {
 /// The parallel twin of [`grundy`]: levels of at least [`INLINE_LEVEL`] nodes are evaluated
 /// in parallel, each worker with its own mex scratch; thinner ones inline.
 pub fn grundy_parallel(graph: &Csr, levels: &Levels) -> Vec<u32> {
+    if (0..levels.level_count()).all(|l| levels.level(l).len() < INLINE_LEVEL) {
+        // Nothing to split (a chain, say): the plain sequential loop, without atomics.
+        return grundy(graph, levels);
+    }
     let values: Vec<AtomicU32> =
         (0..graph.node_count()).into_par_iter().map(|_| AtomicU32::new(0)).collect();
     // Values of lower levels were stored before this level started (rayon joins in between),
@@ -92,7 +96,7 @@ pub fn grundy_parallel(graph: &Csr, levels: &Levels) -> Vec<u32> {
         if level.len() < INLINE_LEVEL {
             level.iter().for_each(|&v| value_of(v, &mut mex));
         } else {
-            level.par_chunks(INLINE_LEVEL / 4).for_each_init(Mex::new, |mex, chunk| {
+            level.par_chunks(INLINE_LEVEL / 8).for_each_init(Mex::new, |mex, chunk| {
                 chunk.iter().for_each(|&v| value_of(v, mex));
             });
         }
