@@ -24,6 +24,17 @@ impl<'a> ChessReader<'a> {
         ChessReader { lex: Lexer::new(bytes), case: 0, query: 0, nodes: 0 }
     }
 
+    /// A reader of `bytes` as queries only (no case header, no graph), on a graph of `nodes`
+    /// nodes: the query file of `grundy query`. Errors name no case.
+    pub fn queries_only(bytes: &'a [u8], nodes: u32) -> ChessReader<'a> {
+        ChessReader { lex: Lexer::new(bytes), case: 0, query: 0, nodes }
+    }
+
+    /// Bytes read so far.
+    pub fn offset(&self) -> usize {
+        self.lex.offset()
+    }
+
     /// The 1-based number of the case last started (0 before the first).
     pub fn case(&self) -> u64 {
         self.case

@@ -40,6 +40,17 @@ impl<'a> ParChessReader<'a> {
         }
     }
 
+    /// A reader of `bytes` as queries only (no case header, no graph), on a graph of `nodes`
+    /// nodes: the query file of `grundy query`. Errors name no case.
+    pub fn queries_only(bytes: &'a [u8], chunk_bytes: usize, nodes: u32) -> ParChessReader<'a> {
+        ParChessReader { nodes, case_open: true, ..ParChessReader::new(bytes, chunk_bytes) }
+    }
+
+    /// Bytes tokenized so far.
+    pub fn offset(&self) -> usize {
+        self.tokens.offset()
+    }
+
     /// The 1-based number of the case last started (0 before the first).
     pub fn case(&self) -> u64 {
         self.case

@@ -15,6 +15,10 @@ pub struct Cli {
     #[arg(long, short = 'j', global = true, value_name = "N")]
     pub threads: Option<usize>,
 
+    /// No progress bars (they are drawn only on a terminal, for runs over half a second).
+    #[arg(long, global = true)]
+    pub quiet: bool,
+
     /// Bytes of input tokenized per parallel step (tests use small values to cross many
     /// chunk boundaries).
     #[arg(long, global = true, hide = true, value_name = "BYTES")]
@@ -33,6 +37,13 @@ pub enum Command {
     /// The input holds one or more cases: N, then for each node i its out-degree X_i and X_i
     /// out-positions, then queries `M p_1 .. p_M`, ended by a query `0` or the end of input.
     Solve(SolveArgs),
+    /// Write every node's Grundy value, level and out-degree as CSV.
+    Values(ValuesArgs),
+    /// Answer a file of queries against the graph of a chess-format file, as CSV with a
+    /// winning move for each WIN.
+    Query(QueryArgs),
+    /// Show the shape of each case: sizes, levels, degrees, value histograms, stage times.
+    Stats(StatsArgs),
     /// Write a random, valid chess-format file (acyclic by construction, deterministic).
     Generate(GenerateArgs),
 }
@@ -42,6 +53,44 @@ pub enum Command {
 pub struct SolveArgs {
     /// Input file; `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
+    /// Also write a CSV report, one row per query:
+    /// case,query,positions,nim_sum,result,move_from,move_to.
+    #[arg(long, value_name = "CSV")]
+    pub report: Option<PathBuf>,
+}
+
+/// Arguments of `grundy values`.
+#[derive(Debug, clap::Args)]
+pub struct ValuesArgs {
+    /// Input file (chess format); `-` reads stdin.
+    pub file: PathBuf,
+    /// Output CSV (written whole or not at all); default stdout. Columns:
+    /// case,node,grundy,level,out_degree.
+    #[arg(long, short = 'o', value_name = "CSV")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `grundy query`.
+#[derive(Debug, clap::Args)]
+pub struct QueryArgs {
+    /// Chess-format file whose first case is the graph (its queries are ignored).
+    pub graph: PathBuf,
+    /// File of queries `M p_1 .. p_M` (an optional `0` ends it); `-` reads stdin.
+    pub queries: PathBuf,
+    /// Output CSV (written whole or not at all); default stdout. Columns:
+    /// query,positions,nim_sum,result,move_from,move_to.
+    #[arg(long, short = 'o', value_name = "CSV")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `grundy stats`.
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// Input file (chess format); `-` reads stdin.
+    pub file: PathBuf,
+    /// JSON for scripts instead of the text table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `grundy generate`.

@@ -15,6 +15,8 @@ pub struct Config {
     pub threads: usize,
     /// Bytes tokenized per parallel step.
     pub chunk_bytes: usize,
+    /// Progress bars wanted (they still need a terminal).
+    pub progress: bool,
 }
 
 impl Config {
@@ -26,7 +28,7 @@ impl Config {
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
         let chunk_bytes = cli.chunk_bytes.unwrap_or(DEFAULT_CHUNK_BYTES).max(1);
-        Ok(Config { threads, chunk_bytes })
+        Ok(Config { threads, chunk_bytes, progress: !cli.quiet })
     }
 
     /// True when the sequential twins should run.

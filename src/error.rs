@@ -212,14 +212,14 @@ pub enum Expected {
     },
     /// M, the number of tokens of a query (0 ends the case).
     QueryLength {
-        /// 1-based case.
+        /// 1-based case; 0 for a file of queries only.
         case: u64,
         /// 1-based query.
         query: u64,
     },
     /// One token position of a query.
     QueryPosition {
-        /// 1-based case.
+        /// 1-based case; 0 for a file of queries only.
         case: u64,
         /// 1-based query.
         query: u64,
@@ -240,8 +240,15 @@ impl fmt::Display for Expected {
             Expected::OutPosition { case, node, index, of } => {
                 write!(f, "out-position {index} of {of} of node {node} (case {case})")
             }
+            // Case 0: a query file of its own (`grundy query`), which has no cases.
+            Expected::QueryLength { case: 0, query } => {
+                write!(f, "the token count of query {query} (0 ends the queries)")
+            }
             Expected::QueryLength { case, query } => {
                 write!(f, "the token count of query {query} (case {case}; 0 ends the case)")
+            }
+            Expected::QueryPosition { case: 0, query, index, of } => {
+                write!(f, "position {index} of {of} of query {query}")
             }
             Expected::QueryPosition { case, query, index, of } => {
                 write!(f, "position {index} of {of} of query {query} (case {case})")

@@ -17,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cases;
 pub mod chess;
 pub mod chess_parallel;
 pub mod cli;
@@ -30,7 +31,11 @@ pub mod input;
 pub mod lexer;
 pub mod memory;
 pub mod output;
+pub mod progress;
 pub mod query;
+pub mod report;
+pub mod signals;
+pub mod stats;
 pub mod tokens;
 pub mod topo;
 

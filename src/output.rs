@@ -51,6 +51,8 @@ impl Sink {
                 }
                 let temp =
                     builder.tempfile_in(dir).map_err(|e| Error::io(&name, "cannot create", e))?;
+                // Dropped on failure, the file is deleted; the stale entry is harmless.
+                crate::signals::register(temp.path().to_path_buf());
                 Ok(Sink::File {
                     temp: BufWriter::with_capacity(BUFFER, temp),
                     target: p.to_path_buf(),
@@ -84,8 +86,10 @@ impl Sink {
                     Error::io(&name, "cannot write", e)
                 })?;
                 temp.as_file().sync_all().map_err(|e| Error::io(&name, "cannot write", e))?;
-                temp.persist(&target)
-                    .map_err(|e| Error::io(&name, "cannot rename onto", e.error))?;
+                let path = temp.path().to_path_buf();
+                let persisted = temp.persist(&target);
+                crate::signals::unregister(&path);
+                persisted.map_err(|e| Error::io(&name, "cannot rename onto", e.error))?;
                 Ok(())
             }
         }

@@ -60,6 +60,11 @@ impl<'a> TokenReader<'a> {
         &self.buf
     }
 
+    /// Bytes tokenized so far.
+    pub fn offset(&self) -> usize {
+        self.next
+    }
+
     /// Global index of `buf()[0]`.
     pub fn base(&self) -> u64 {
         self.base

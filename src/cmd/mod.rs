@@ -8,17 +8,24 @@ use crate::config::Config;
 use crate::error::Error;
 
 pub mod generate;
+pub mod query;
 pub mod solve;
+pub mod stats;
+pub mod values;
 
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> Result<(), Error> {
     let config = Config::from_cli(&cli)?;
+    crate::signals::install();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
         .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", config.threads)))?;
     pool.install(|| match &cli.command {
         Command::Solve(args) => solve::run(args, &config),
+        Command::Values(args) => values::run(args, &config),
+        Command::Query(args) => query::run(args, &config),
+        Command::Stats(args) => stats::run(args, &config),
         Command::Generate(args) => generate::run(args),
     })
 }
