@@ -167,18 +167,17 @@ impl<'a> CaseReader<'a> {
                     }
                 }
             }
-            Inner::Parallel(r) => loop {
-                let Some(batch) = r.next_queries().map_err(|e| error(self.input, e))? else {
-                    break;
-                };
-                let answered = query::answer_batch(&batch, &mut bufs, &answer);
-                count += batch.len() as u64;
-                flush(&bufs, Done { bytes: r.offset(), queries: count })?;
-                bufs.clear();
-                if let Err(bad) = answered {
-                    return Err(error(self.input, r.position_error(bad.query, bad.index)));
+            Inner::Parallel(r) => {
+                while let Some(batch) = r.next_queries().map_err(|e| error(self.input, e))? {
+                    let answered = query::answer_batch(&batch, &mut bufs, &answer);
+                    count += batch.len() as u64;
+                    flush(&bufs, Done { bytes: r.offset(), queries: count })?;
+                    bufs.clear();
+                    if let Err(bad) = answered {
+                        return Err(error(self.input, r.position_error(bad.query, bad.index)));
+                    }
                 }
-            },
+            }
         }
         if !bufs.is_empty() {
             flush(&bufs, Done { bytes: self.bytes_read(), queries: count })?;

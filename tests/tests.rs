@@ -5,6 +5,7 @@ mod errors;
 mod generate;
 mod large;
 mod oracle;
+mod reports;
 mod seeds;
 mod threads;
 mod util;

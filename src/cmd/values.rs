@@ -39,10 +39,11 @@ fn write_rows(case: &Evaluated, config: &Config, out: &mut Sink) -> Result<(), E
     let rows_of = |first: usize| {
         let mut rows = Rows::new();
         let last = (first + NODES_PER_PIECE).min(case.values.len());
-        for v in first..last {
+        for (v, (&value, &level)) in
+            case.values.iter().zip(&levels).enumerate().take(last).skip(first)
+        {
             let node = v as u32;
-            let out_degree = case.graph.out_degree(node);
-            rows.value_row(case.case, node, case.values[v], levels[v], out_degree);
+            rows.value_row(case.case, node, value, level, case.graph.out_degree(node));
         }
         rows.into_bytes()
     };

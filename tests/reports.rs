@@ -1,0 +1,300 @@
+//! `values`, `solve --report`, `query` and `stats`: every column against the oracles, every
+//! winning move replayed, and no partial output file after a failed or interrupted run.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::util::*;
+
+/// Levels by relaxation: 0 for a sink, else 1 + the largest level of an out-position.
+fn relaxation_levels(lists: &[Vec<u32>]) -> Vec<u32> {
+    let mut level = vec![0u32; lists.len()];
+    for _ in 0..=lists.len() {
+        for v in 0..lists.len() {
+            level[v] = lists[v].iter().map(|&s| level[s as usize] + 1).max().unwrap_or(0);
+        }
+    }
+    level
+}
+
+fn random_cases(seed: u64, count: usize) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| {
+            let n = 1 + rng.below(40) as usize;
+            let degree = rng.below(5);
+            let queries = rng.below(30) as usize;
+            random_case(&mut rng, n, degree, queries, 6)
+        })
+        .collect()
+}
+
+fn csv_rows(text: &str, header: &str) -> Vec<Vec<String>> {
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(header));
+    lines.map(|l| l.split(',').map(str::to_string).collect()).collect()
+}
+
+/// Checks one query row (without its case column) against the oracle values, replaying the
+/// winning move.
+fn check_query_row(row: &[String], number: usize, query: &[u32], lists: &[Vec<u32>], g: &[u32]) {
+    let positions: Vec<String> = query.iter().map(u32::to_string).collect();
+    let nim_sum = query.iter().fold(0, |acc, &p| acc ^ g[p as usize]);
+    assert_eq!(row[0], number.to_string());
+    assert_eq!(row[1], positions.join(" "));
+    assert_eq!(row[2], nim_sum.to_string());
+    if nim_sum == 0 {
+        assert_eq!((&row[3][..], &row[4][..], &row[5][..]), ("LOSE", "", ""));
+        return;
+    }
+    assert_eq!(row[3], "WIN");
+    let from: u32 = row[4].parse().expect("move_from");
+    let to: u32 = row[5].parse().expect("move_to");
+    let at = query.iter().position(|&p| p == from).expect("move_from holds a token");
+    assert!(lists[from as usize].contains(&to), "{from} -> {to} is a move");
+    let mut after = query.to_vec();
+    after[at] = to;
+    assert_eq!(after.iter().fold(0, |acc, &p| acc ^ g[p as usize]), 0, "the move wins");
+    // And by the game tree: the opponent is left in a lost position.
+    if query.len() <= 2 && lists.len() <= 12 {
+        assert!(!game_tree_wins(lists, &after, &mut HashMap::new()));
+    }
+}
+
+fn for_both_paths(mut check: impl FnMut(&[&str])) {
+    check(&["--threads", "1"]);
+    check(&["--threads", "3", "--chunk-bytes", "64"]);
+}
+
+#[test]
+fn values_columns_match_the_oracles() {
+    let dir = tempdir();
+    let cases = random_cases(4, 300);
+    let path = write_file(dir.path(), "in.txt", &write_messy(&mut Rng::new(5), &cases, false));
+    for_both_paths(|threads| {
+        let mut args = threads.to_vec();
+        args.extend(["values", path.to_str().unwrap()]);
+        let text = run(&args, None).ok();
+        let rows = csv_rows(&text, "case,node,grundy,level,out_degree");
+        let mut i = 0;
+        for (c, case) in cases.iter().enumerate() {
+            let (g, level) = (relaxation_values(&case.lists), relaxation_levels(&case.lists));
+            for v in 0..case.lists.len() {
+                let expected = [c + 1, v, g[v] as usize, level[v] as usize, case.lists[v].len()];
+                let expected: Vec<String> = expected.iter().map(usize::to_string).collect();
+                assert_eq!(rows[i], expected, "case {} node {v}", c + 1);
+                i += 1;
+            }
+        }
+        assert_eq!(i, rows.len());
+    });
+}
+
+#[test]
+fn solve_report_rows_match_the_oracle_and_moves_win() {
+    let dir = tempdir();
+    let cases = random_cases(6, 300);
+    let input = write_messy(&mut Rng::new(7), &cases, true);
+    let path = write_file(dir.path(), "in.txt", &input);
+    let report = dir.path().join("report.csv");
+    for_both_paths(|threads| {
+        let mut args = threads.to_vec();
+        args.extend(["solve", path.to_str().unwrap(), "--report", report.to_str().unwrap()]);
+        let stdout = run(&args, None).ok();
+        assert_eq!(stdout, expected_answers(&cases, |c| relaxation_values(&c.lists)));
+        let text = std::fs::read_to_string(&report).unwrap();
+        let rows = csv_rows(&text, "case,query,positions,nim_sum,result,move_from,move_to");
+        let mut i = 0;
+        for (c, case) in cases.iter().enumerate() {
+            let g = relaxation_values(&case.lists);
+            for (q, query) in case.queries.iter().enumerate() {
+                assert_eq!(rows[i][0], (c + 1).to_string());
+                check_query_row(&rows[i][1..], q + 1, query, &case.lists, &g);
+                i += 1;
+            }
+        }
+        assert_eq!(i, rows.len());
+    });
+}
+
+#[test]
+fn query_answers_a_separate_file_against_the_first_case() {
+    let dir = tempdir();
+    let mut rng = Rng::new(8);
+    let case = random_case(&mut rng, 200, 4, 50, 5);
+    let other = random_case(&mut rng, 5, 2, 3, 2);
+    let graph = write_messy(&mut rng, &[case.clone(), other], false);
+    let graph = write_file(dir.path(), "graph.txt", &graph);
+    let queries: Vec<Vec<u32>> =
+        (0..3000).map(|_| (0..1 + rng.below(6)).map(|_| rng.below(200) as u32).collect()).collect();
+    let g = relaxation_values(&case.lists);
+    for ending in ["0\n", ""] {
+        let mut text = String::new();
+        for q in &queries {
+            let items: Vec<String> = q.iter().map(u32::to_string).collect();
+            text.push_str(&format!("{}\n{}\n", q.len(), items.join("\t")));
+        }
+        text.push_str(ending);
+        let qpath = write_file(dir.path(), "queries.txt", text.as_bytes());
+        for_both_paths(|threads| {
+            let mut args = threads.to_vec();
+            args.extend(["query", graph.to_str().unwrap(), qpath.to_str().unwrap()]);
+            let out = run(&args, None).ok();
+            let rows = csv_rows(&out, "query,positions,nim_sum,result,move_from,move_to");
+            assert_eq!(rows.len(), queries.len());
+            for (i, q) in queries.iter().enumerate() {
+                check_query_row(&rows[i], i + 1, q, &case.lists, &g);
+            }
+        });
+    }
+    // A position beyond the first case's nodes is an error naming the query file.
+    let qpath = write_file(dir.path(), "bad.txt", b"1 3\n2 0 200\n");
+    let line = run(&["query", graph.to_str().unwrap(), qpath.to_str().unwrap()], None).error_line();
+    let expected = "position 2 of 2 of query 2 is 200, but the case has 200 nodes (ids 0 to 199)";
+    assert_eq!(line, format!("error: {}:2:5: {expected}", qpath.display()));
+}
+
+#[test]
+fn stats_match_the_oracle() {
+    let dir = tempdir();
+    let cases = random_cases(9, 20);
+    let path = write_file(dir.path(), "in.txt", &write_messy(&mut Rng::new(10), &cases, false));
+    for_both_paths(|threads| {
+        let mut args = threads.to_vec();
+        args.extend(["stats", "--json", path.to_str().unwrap()]);
+        let json = run(&args, None).ok();
+        for (c, case) in cases.iter().enumerate() {
+            let n = case.lists.len();
+            let g = relaxation_values(&case.lists);
+            let level = relaxation_levels(&case.lists);
+            let mut has_pred = vec![false; n];
+            case.lists.iter().flatten().for_each(|&t| has_pred[t as usize] = true);
+            let levels = *level.iter().max().unwrap() as usize + 1;
+            let mut by_level = vec![0usize; levels];
+            level.iter().for_each(|&l| by_level[l as usize] += 1);
+            let widest = (0..levels).max_by_key(|&l| (by_level[l], std::cmp::Reverse(l))).unwrap();
+            let max_g = *g.iter().max().unwrap();
+            let mut by_g = vec![0usize; max_g as usize + 1];
+            g.iter().for_each(|&x| by_g[x as usize] += 1);
+            let list = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+            let expected = format!(
+                "{{\"case\":{},\"nodes\":{n},\"edges\":{},\"sinks\":{},\"sources\":{},\"levels\":{levels},\"widest_level\":{{\"level\":{widest},\"nodes\":{}}},\"max_out_degree\":{},\"max_grundy\":{max_g},\"queries\":{},\"grundy_histogram\":[{}],\"level_histogram\":[{}],",
+                c + 1,
+                case.lists.iter().map(Vec::len).sum::<usize>(),
+                case.lists.iter().filter(|l| l.is_empty()).count(),
+                has_pred.iter().filter(|&&p| !p).count(),
+                by_level[widest],
+                case.lists.iter().map(Vec::len).max().unwrap(),
+                case.queries.len(),
+                list(&by_g),
+                list(&by_level),
+            );
+            assert!(json.contains(&expected), "case {}: {expected}\nin {json}", c + 1);
+        }
+    });
+    let text = run(&["stats", path.to_str().unwrap()], None).ok();
+    assert_eq!(text.matches(": case ").count(), cases.len());
+    assert!(text.contains("  grundy values:\n") && text.contains("%  #"), "{text}");
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn failed_runs_leave_no_output_and_existing_files_untouched() {
+    let dir = tempdir();
+    let mut cases = random_cases(11, 8);
+    // Case 7 has an out-of-range query position.
+    cases[6].queries.push(vec![0, 9999]);
+    let input = write_file(dir.path(), "in.txt", &write_messy(&mut Rng::new(12), &cases, false));
+    let input = input.to_str().unwrap();
+    let report = dir.path().join("report.csv");
+    let values = dir.path().join("values.csv");
+    std::fs::write(&values, "old values\n").unwrap();
+    for threads in ["1", "2"] {
+        let r = run(
+            &["--threads", threads, "solve", input, "--report", report.to_str().unwrap()],
+            None,
+        );
+        assert!(r.error_line().contains("case 7"), "{}", r.stderr);
+        let r = run(&["--threads", threads, "values", input, "-o", values.to_str().unwrap()], None);
+        assert!(r.error_line().contains("case 7"), "{}", r.stderr);
+        assert_eq!(std::fs::read_to_string(&values).unwrap(), "old values\n");
+        assert_eq!(files_in(dir.path()), vec!["in.txt", "values.csv"]);
+    }
+}
+
+#[test]
+fn values_into_a_closed_pipe_exits_0_quietly() {
+    let dir = tempdir();
+    let path = dir.path().join("big.txt");
+    run(&["generate", "-n", "300000", "-q", "0", "-o", path.to_str().unwrap()], None).ok();
+    let mut child = grundy()
+        .args(["values", path.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first, b"case,node,");
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()), (Some(0), ""));
+}
+
+/// A run long enough to show progress (over half a second): `values` of a big generated file.
+fn long_run(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("big.txt");
+    let file = path.to_str().unwrap();
+    run(&["generate", "-n", "2000000", "--avg-degree", "5", "-q", "0", "-o", file], None).ok();
+    path
+}
+
+#[test]
+fn progress_is_drawn_on_a_terminal_only() {
+    let dir = tempdir();
+    let big = long_run(dir.path());
+    let out = dir.path().join("v.csv");
+    let args = ["--threads", "1", "values", big.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    // stderr is a pipe here: nothing may appear on it.
+    assert_eq!(run(&args, None).ok(), "");
+    // Under a terminal (script(1) gives one), the bar appears, unless --quiet.
+    let Ok(_) = std::process::Command::new("script").arg("--version").output() else { return };
+    let command = format!("{} {}", env!("CARGO_BIN_EXE_grundy"), args.join(" "));
+    let tty = |extra: &str| {
+        let out = std::process::Command::new("script")
+            .args(["-qefc", &format!("{command}{extra}"), "/dev/null"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(tty("").contains("writing"), "a progress message on the terminal");
+    assert!(!tty(" --quiet").contains("writing"));
+}
+
+#[test]
+fn interrupted_runs_leave_no_file() {
+    let dir = tempdir();
+    let big = long_run(dir.path());
+    let out = dir.path().join("v.csv");
+    let args = ["--threads", "1", "values", big.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let child = grundy().args(args).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let kill = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let status = child.wait_with_output().unwrap().status;
+        assert_eq!(status.code(), Some(code), "SIG{signal}");
+        assert_eq!(files_in(dir.path()), vec!["big.txt"], "SIG{signal}");
+    }
+}
