@@ -98,6 +98,28 @@ impl<'a> CaseReader<'a> {
         }
     }
 
+    /// Fails if anything but whitespace follows the end of the queries (for a file of queries
+    /// only, whose optional `0` must be its last token).
+    pub fn expect_end(&mut self) -> Result<(), Error> {
+        let offset = match &mut self.inner {
+            Inner::Sequential(r) => r.next_token_offset(),
+            Inner::Parallel(r) => r.next_token_offset(),
+        };
+        match offset {
+            None => Ok(()),
+            Some(offset) => {
+                let (line, column) = crate::error::line_column(self.input.bytes(), offset);
+                Err(Error::Parse {
+                    path: self.input.name().to_string(),
+                    line,
+                    column,
+                    message: "expected the end of the input after the 0 that ends the queries"
+                        .into(),
+                })
+            }
+        }
+    }
+
     /// Reads, orders and evaluates the next case; `None` at the end of the input.
     pub fn next_case(&mut self) -> Result<Option<Evaluated>, Error> {
         let start = Instant::now();

@@ -35,6 +35,11 @@ impl<'a> ChessReader<'a> {
         self.lex.offset()
     }
 
+    /// The offset of the next token, if any input is left.
+    pub fn next_token_offset(&mut self) -> Option<usize> {
+        self.lex.at_token().then(|| self.lex.offset())
+    }
+
     /// The 1-based number of the case last started (0 before the first).
     pub fn case(&self) -> u64 {
         self.case

@@ -51,6 +51,16 @@ impl<'a> ParChessReader<'a> {
         self.tokens.offset()
     }
 
+    /// The offset of the next token (or bad token), if any input is left.
+    pub fn next_token_offset(&mut self) -> Option<usize> {
+        self.tokens.consume(std::mem::take(&mut self.done));
+        if self.tokens.ensure(0) {
+            Some(self.tokens.offset_of(0))
+        } else {
+            self.tokens.lex_error()
+        }
+    }
+
     /// The 1-based number of the case last started (0 before the first).
     pub fn case(&self) -> u64 {
         self.case

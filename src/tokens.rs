@@ -115,6 +115,11 @@ impl<'a> TokenReader<'a> {
         }
     }
 
+    /// The offset of the bad token that stopped tokenizing, if one did.
+    pub fn lex_error(&self) -> Option<usize> {
+        self.lex_error
+    }
+
     /// True when a token the walker could not get is missing because the input ended, not
     /// because a bad token stopped the tokenizing.
     pub fn clean_end(&self) -> bool {

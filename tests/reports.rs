@@ -147,6 +147,15 @@ fn query_answers_a_separate_file_against_the_first_case() {
             }
         });
     }
+    // Input after the terminating 0 is an error, on both paths.
+    let qpath = write_file(dir.path(), "extra.txt", b"1 3\n0\n1 2\n");
+    for_both_paths(|threads| {
+        let mut args = threads.to_vec();
+        args.extend(["query", graph.to_str().unwrap(), qpath.to_str().unwrap()]);
+        let line = run(&args, None).error_line();
+        let expected = "expected the end of the input after the 0 that ends the queries";
+        assert_eq!(line, format!("error: {}:3:1: {expected}", qpath.display()));
+    });
     // A position beyond the first case's nodes is an error naming the query file.
     let qpath = write_file(dir.path(), "bad.txt", b"1 3\n2 0 200\n");
     let line = run(&["query", graph.to_str().unwrap(), qpath.to_str().unwrap()], None).error_line();

@@ -38,6 +38,7 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
             Ok(())
         },
     )?;
+    reader.expect_end()?;
     progress.finish();
     out.finish()
 }
