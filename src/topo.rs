@@ -95,8 +95,8 @@ const MAX_PARTS: usize = 4;
 /// The parallel twin of [`levels`]: the same [`Levels`], whatever the thread count.
 ///
 /// Peeling without atomics: the node ids are cut into one range per thread (at most
-/// [`MAX_PARTS`]), each owning its slice of the pending counts and the reverse lists of the
-/// edges leaving its own nodes ([`PartedReverse`]). Every range task reads the whole frontier
+/// `MAX_PARTS`, 4), each owning its slice of the pending counts and the reverse lists of the
+/// edges leaving its own nodes (`PartedReverse`). Every range task reads the whole frontier
 /// and decrements only its own counts, so no two threads write the same memory. Frontiers under
 /// [`INLINE_LEVEL`] nodes run inline: a chain of a million one-node levels is a pointer chase
 /// that threads cannot speed up, and the interleaved offsets keep it at one cache miss per node,
