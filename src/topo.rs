@@ -57,21 +57,14 @@ impl Levels {
 pub fn levels(graph: &Csr) -> Result<Levels, Vec<u32>> {
     let n = graph.node_count();
     let reverse = graph.reversed();
-    let mut pending: Vec<u32> = graph.offsets().windows(2).map(|w| w[1] - w[0]).collect();
-    let mut order: Vec<u32> = Vec::with_capacity(n);
-    order.extend((0..n as u32).filter(|&v| pending[v as usize] == 0));
+    let (mut pending, mut order) = out_degrees_and_sinks(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
     while head < order.len() {
         let end = order.len();
         for i in head..end {
-            for &p in reverse.successors(order[i]) {
-                let count = &mut pending[p as usize];
-                *count -= 1;
-                if *count == 0 {
-                    order.push(p);
-                }
-            }
+            let u = order[i];
+            release(&mut pending, 0, reverse.successors(u), &mut order);
         }
         // Ids in increasing order make the next passes walk the CSR arrays forward.
         order[end..].sort_unstable();
@@ -82,6 +75,28 @@ pub fn levels(graph: &Csr) -> Result<Levels, Vec<u32>> {
         return Err(find_cycle(graph, &pending));
     }
     Ok(Levels { order, level_starts })
+}
+
+/// Every node's pending out-degree, and the nodes with none (the sinks, level 0) in id order,
+/// with room for all nodes.
+fn out_degrees_and_sinks(graph: &Csr) -> (Vec<u32>, Vec<u32>) {
+    let pending: Vec<u32> = graph.offsets().windows(2).map(|w| w[1] - w[0]).collect();
+    let mut order = Vec::with_capacity(graph.node_count());
+    order.extend((0..pending.len() as u32).filter(|&v| pending[v as usize] == 0));
+    (pending, order)
+}
+
+/// Removes one edge into each of `preds` (pending counts of ids from `base`); pushes the nodes
+/// left with no pending out-position onto `ready`.
+#[inline]
+fn release(pending: &mut [u32], base: u32, preds: &[u32], ready: &mut Vec<u32>) {
+    for &p in preds {
+        let count = &mut pending[(p - base) as usize];
+        *count -= 1;
+        if *count == 0 {
+            ready.push(p);
+        }
+    }
 }
 
 /// Levels smaller than this are peeled and evaluated inline. A rayon dispatch inside the pool
@@ -104,23 +119,16 @@ const MAX_PARTS: usize = 4;
 pub fn levels_parallel(graph: &Csr) -> Result<Levels, Vec<u32>> {
     let n = graph.node_count();
     let reverse = PartedReverse::new(graph);
-    let mut pending: Vec<u32> = graph.offsets().par_windows(2).map(|w| w[1] - w[0]).collect();
-    let mut order: Vec<u32> = Vec::with_capacity(n);
-    order.extend((0..n as u32).filter(|&v| pending[v as usize] == 0));
+    let (mut pending, mut order) = out_degrees_and_sinks(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
     while head < order.len() {
         let end = order.len();
         if end - head < INLINE_LEVEL {
             for i in head..end {
+                let u = order[i];
                 for k in 0..reverse.parts() {
-                    for &p in reverse.preds(order[i], k) {
-                        let count = &mut pending[p as usize];
-                        *count -= 1;
-                        if *count == 0 {
-                            order.push(p);
-                        }
-                    }
+                    release(&mut pending, 0, reverse.preds(u, k), &mut order);
                 }
             }
             order[end..].sort_unstable();
@@ -133,13 +141,7 @@ pub fn levels_parallel(graph: &Csr) -> Result<Levels, Vec<u32>> {
                     let lo = (k * reverse.span) as u32;
                     let mut ready = Vec::new();
                     for &u in frontier {
-                        for &p in reverse.preds(u, k) {
-                            let count = &mut own[(p - lo) as usize];
-                            *count -= 1;
-                            if *count == 0 {
-                                ready.push(p);
-                            }
-                        }
+                        release(own, lo, reverse.preds(u, k), &mut ready);
                     }
                     ready.sort_unstable();
                     ready
