@@ -12,7 +12,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Expected, ParseError};
-use crate::lexer::{is_space, Lexer};
+use crate::lexer::{is_space, scan_number, Lexer, Scanned};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
 const PIECES_PER_THREAD: usize = 4;
@@ -38,6 +38,8 @@ pub struct TokenReader<'a> {
     base: u64,
     windows: Vec<Window>,
     lex_error: Option<usize>,
+    /// One token buffer per piece of a window, reused by every window.
+    piece_tokens: Vec<Vec<u32>>,
 }
 
 impl<'a> TokenReader<'a> {
@@ -51,6 +53,7 @@ impl<'a> TokenReader<'a> {
             base: 0,
             windows: Vec::new(),
             lex_error: None,
+            piece_tokens: Vec::new(),
         }
     }
 
@@ -146,9 +149,9 @@ impl<'a> TokenReader<'a> {
 
     /// Tokenizes the next window; false if nothing is left to tokenize.
     ///
-    /// Two parallel passes over the window's pieces: count the tokens of each piece, then
-    /// parse each piece straight into its own slot range of the buffer, so no token is copied
-    /// after it is parsed.
+    /// Each piece is parsed in parallel into a buffer of its own, kept from window to window
+    /// (no fresh memory to fault in), and the pieces are then appended in order: one pass over
+    /// the bytes and a memcpy of the tokens.
     fn fill(&mut self) -> bool {
         if self.lex_error.is_some() || self.next >= self.bytes.len() {
             return false;
@@ -159,42 +162,30 @@ impl<'a> TokenReader<'a> {
             .push(Window { first_token: self.base + self.buf.len() as u64, byte_offset: start });
         let bytes = self.bytes;
         let pieces = pieces(bytes, start, end, rayon::current_num_threads());
-        let counts: Vec<usize> =
-            pieces.par_iter().map(|&(a, b)| count_tokens(&bytes[a..b])).collect();
-        let old = self.buf.len();
+        self.piece_tokens.resize_with(self.piece_tokens.len().max(pieces.len()), Vec::new);
+        let parsed: Vec<Option<usize>> = pieces
+            .par_iter()
+            .zip(self.piece_tokens.par_iter_mut())
+            .map(|(&(a, b), out)| {
+                out.clear();
+                tokenize(&bytes[a..b], out).map(|at| a + at)
+            })
+            .collect();
         if self.buf.capacity() == 0 {
             // The first window: reserve for the whole input (bounded), on huge pages; only the
             // pages tokens are written to are ever touched.
             let bound = (bytes.len() - start) / 2 + 1;
-            self.buf.reserve(bound.min(MAX_RESERVE).max(counts.iter().sum()));
+            self.buf.reserve(bound.min(MAX_RESERVE));
             crate::memory::advise_huge(&mut self.buf);
         }
-        // Zeroed in parallel: first touch of fresh pages is a large part of the cost.
-        self.buf.par_extend(rayon::iter::repeat_n(0, counts.iter().sum::<usize>()));
-        let mut slots = Vec::with_capacity(pieces.len());
-        let mut rest = &mut self.buf[old..];
-        for (&piece, &count) in pieces.iter().zip(&counts) {
-            let (mine, tail) = rest.split_at_mut(count);
-            slots.push((piece, mine));
-            rest = tail;
-        }
-        let parsed: Vec<Result<(), (usize, usize)>> = slots
-            .into_par_iter()
-            .map(|((a, b), out)| tokenize(&bytes[a..b], out).map_err(|(at, done)| (a + at, done)))
-            .collect();
         // Keep the tokens before the first bad one; nothing after it is read.
-        let mut kept = old;
-        for (result, &count) in parsed.iter().zip(&counts) {
-            match *result {
-                Ok(()) => kept += count,
-                Err((offset, done)) => {
-                    kept += done;
-                    self.lex_error = Some(offset);
-                    break;
-                }
+        for (tokens, bad) in self.piece_tokens.iter().zip(&parsed) {
+            self.buf.extend_from_slice(tokens);
+            if bad.is_some() {
+                self.lex_error = *bad;
+                break;
             }
         }
-        self.buf.truncate(kept);
         self.next = end;
         true
     }
@@ -202,48 +193,6 @@ impl<'a> TokenReader<'a> {
 
 /// Token buffers reserve at most this many tokens (4 GiB) ahead: beyond it they grow.
 const MAX_RESERVE: usize = 1 << 30;
-
-/// Number of tokens in `bytes`: the bytes that are not whitespace and follow whitespace or
-/// the start. Eight bytes at a time (SWAR): the count pass must cost little next to parsing.
-fn count_tokens(bytes: &[u8]) -> usize {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut count = 0usize;
-    // The high bit of the byte before the current word: set when it was whitespace.
-    let mut before = 0x80u64;
-    let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let x = u64::from_le_bytes(word.try_into().expect("chunks of 8"));
-        let space = space_mask(x);
-        let prev_space = (space << 8) | before;
-        count += (!space & prev_space & HIGH).count_ones() as usize;
-        before = (space >> 56) & 0x80;
-    }
-    let mut prev_space = before != 0;
-    for &b in words.remainder() {
-        let space = is_space(b);
-        count += usize::from(prev_space && !space);
-        prev_space = space;
-    }
-    count
-}
-
-/// The high bit of each byte of `x` set exactly when that byte is whitespace for [`is_space`]:
-/// a space (0x20), or 0x09 to 0x0d (tab, LF, VT, FF, CR).
-#[inline]
-fn space_mask(x: u64) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const fn splat(b: u8) -> u64 {
-        u64::from_le_bytes([b; 8])
-    }
-    let low = x & LOW7; // no byte can carry into the next below
-    let ascii = !x & HIGH;
-    let t = low ^ splat(0x20);
-    let is_blank = !((t + LOW7) | t) & HIGH; // high bit where the byte was 0x20
-    let at_least_9 = (low + splat(0x80 - 0x09)) & HIGH;
-    let at_least_14 = (low + splat(0x80 - 0x0e)) & HIGH;
-    (is_blank | (at_least_9 & !at_least_14)) & ascii
-}
 
 /// The first offset at or after `at` that is whitespace or the end: tokens never straddle it.
 fn boundary(bytes: &[u8], at: usize) -> usize {
@@ -268,32 +217,26 @@ fn pieces(bytes: &[u8], start: usize, end: usize, threads: usize) -> Vec<(usize,
     out
 }
 
-/// Parses the tokens of `bytes` (which starts and ends at token boundaries) into `out`, which
-/// has room for exactly as many tokens as [`count_tokens`] found. On a bad token (not all
-/// digits, or above `u32::MAX`) returns its offset and the number of tokens parsed before it.
-fn tokenize(bytes: &[u8], out: &mut [u32]) -> Result<(), (usize, usize)> {
+/// Appends the tokens of `bytes` (which starts and ends at token boundaries) to `out`; on a bad
+/// token (not all digits, or above `u32::MAX`) stops and returns its offset.
+fn tokenize(bytes: &[u8], out: &mut Vec<u32>) -> Option<usize> {
+    out.reserve(bytes.len() / 2 + 1);
     let mut i = 0;
-    let n = bytes.len();
-    for (k, slot) in out.iter_mut().enumerate() {
-        while is_space(bytes[i]) {
+    loop {
+        while i < bytes.len() && is_space(bytes[i]) {
             i += 1;
         }
-        let start = i;
-        let mut value: u64 = 0;
-        while i < n {
-            let digit = bytes[i].wrapping_sub(b'0');
-            if digit > 9 {
-                break;
+        if i == bytes.len() {
+            return None;
+        }
+        match scan_number(bytes, i) {
+            Scanned::Number(value, end) => {
+                out.push(value);
+                i = end;
             }
-            value = (value * 10 + u64::from(digit)).min(1 << 32);
-            i += 1;
+            Scanned::NotANumber | Scanned::TooLarge => return Some(i),
         }
-        if i == start || (i < n && !is_space(bytes[i])) || value > u64::from(u32::MAX) {
-            return Err((start, k));
-        }
-        *slot = value as u32;
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -314,34 +257,6 @@ mod tests {
         let text = b"  12 0 7\n\n3\t4294967295 000 5\r\n6 ";
         for chunk in 1..text.len() + 2 {
             assert_eq!(all_tokens(text, chunk), (vec![12, 0, 7, 3, u32::MAX, 0, 5, 6], None));
-        }
-    }
-
-    #[test]
-    fn count_tokens_agrees_with_a_byte_loop_on_every_byte_value() {
-        let naive = |b: &[u8]| {
-            (0..b.len()).filter(|&i| !is_space(b[i]) && (i == 0 || is_space(b[i - 1]))).count()
-        };
-        let mut state = 12345u64;
-        let mut bytes = Vec::new();
-        for len in 0..600 {
-            bytes.clear();
-            for _ in 0..len {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let r = (state >> 33) as u8;
-                // Mostly whitespace and digits; sometimes any byte (0x89, 0xa0, ... included).
-                bytes.push(match r % 4 {
-                    0 => b" \t\n\r\x0b\x0c"[(r / 4 % 6) as usize],
-                    1 => b'7',
-                    2 => r,
-                    _ => b'0',
-                });
-            }
-            assert_eq!(count_tokens(&bytes), naive(&bytes), "{bytes:?}");
-        }
-        for b in 0..=255u8 {
-            let x = u64::from_le_bytes([b; 8]);
-            assert_eq!(space_mask(x) != 0, is_space(b), "byte {b:#x}");
         }
     }
 
