@@ -77,10 +77,8 @@ impl<'a> ChessReader<'a> {
             })?;
             offsets.push(end);
         }
-        Ok(Some(
-            Csr::from_parts(offsets, targets)
-                .expect("the parser checks every id and offset it stores"),
-        ))
+        // The loop above checked every id and built the offsets.
+        Ok(Some(Csr::from_checked_parts(offsets, targets)))
     }
 
     /// Reads the next query of the current case into `positions`; false when the case ends

@@ -101,7 +101,8 @@ impl<'a> ParChessReader<'a> {
                 kind: ParseErrorKind::OutOfRange { expected, value: targets[e], nodes: n },
             });
         }
-        Ok(Some(Csr::from_parts(offsets, targets).expect("ids were checked, offsets built here")))
+        // Ids were checked by the parallel max above, offsets built by the walk.
+        Ok(Some(Csr::from_checked_parts(offsets, targets)))
     }
 
     /// Hops over the out-degrees of `n` nodes (buffering their lists) and returns the offsets.

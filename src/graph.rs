@@ -27,6 +27,14 @@ impl Csr {
         well_formed.then_some(Csr { offsets, targets })
     }
 
+    /// Builds a graph from parts whose invariants the caller has established (the parsers check
+    /// every id as they read it). Checking them again would be a serial pass over every edge;
+    /// debug builds do it anyway.
+    pub fn from_checked_parts(offsets: Vec<u32>, targets: Vec<u32>) -> Csr {
+        debug_assert!(Csr::from_parts(offsets.clone(), targets.clone()).is_some());
+        Csr { offsets, targets }
+    }
+
     /// Builds a graph from adjacency lists (for tests and small generated games).
     pub fn from_lists<L: AsRef<[u32]>>(lists: &[L]) -> Option<Csr> {
         let mut offsets = vec![0u32];
