@@ -8,12 +8,13 @@ use std::time::{Duration, Instant};
 
 use crate::chess::ChessReader;
 use crate::chess_parallel::ParChessReader;
+use crate::cli::Format;
 use crate::config::Config;
 use crate::error::{Error, ParseError};
 use crate::eval;
-use crate::graph::Csr;
 use crate::input::Input;
 use crate::query::{self, Bufs};
+use crate::sums::GameGraph;
 use crate::topo::{self, Levels};
 
 /// Flush answered queries to their outputs once this many bytes are buffered (sequential path).
@@ -24,8 +25,8 @@ const FLUSH_BYTES: usize = 1 << 16;
 pub struct Evaluated {
     /// 1-based case number.
     pub case: u64,
-    /// The graph.
-    pub graph: Csr,
+    /// The game.
+    pub graph: GameGraph,
     /// Kahn levels.
     pub levels: Levels,
     /// Grundy value of every node.
@@ -59,6 +60,7 @@ pub struct Done {
 /// Reads the cases of one input on the path `config` selects.
 pub struct CaseReader<'a> {
     input: &'a Input,
+    format: Format,
     parallel: bool,
     inner: Inner<'a>,
     positions: Vec<u32>,
@@ -70,14 +72,14 @@ enum Inner<'a> {
 }
 
 impl<'a> CaseReader<'a> {
-    /// A reader at the start of `input`, a chess-format file.
-    pub fn new(input: &'a Input, config: &Config) -> CaseReader<'a> {
+    /// A reader at the start of `input`, a file in `format`.
+    pub fn new(input: &'a Input, config: &Config, format: Format) -> CaseReader<'a> {
         let inner = if config.sequential() {
             Inner::Sequential(ChessReader::new(input.bytes()))
         } else {
             Inner::Parallel(ParChessReader::new(input.bytes(), config.chunk_bytes))
         };
-        CaseReader { input, parallel: !config.sequential(), inner, positions: Vec::new() }
+        CaseReader { input, format, parallel: !config.sequential(), inner, positions: Vec::new() }
     }
 
     /// A reader of `input` as a file of queries only, on a graph of `nodes` nodes.
@@ -87,7 +89,8 @@ impl<'a> CaseReader<'a> {
         } else {
             Inner::Parallel(ParChessReader::queries_only(input.bytes(), config.chunk_bytes, nodes))
         };
-        CaseReader { input, parallel: !config.sequential(), inner, positions: Vec::new() }
+        let format = Format::Chess;
+        CaseReader { input, format, parallel: !config.sequential(), inner, positions: Vec::new() }
     }
 
     /// Bytes of the input read so far (for progress).
@@ -123,16 +126,24 @@ impl<'a> CaseReader<'a> {
     /// Reads, orders and evaluates the next case; `None` at the end of the input.
     pub fn next_case(&mut self) -> Result<Option<Evaluated>, Error> {
         let start = Instant::now();
-        let graph = match &mut self.inner {
-            Inner::Sequential(r) => r.next_graph(),
-            Inner::Parallel(r) => r.next_graph(),
+        let graph = match (&mut self.inner, self.format) {
+            (Inner::Sequential(r), Format::Chess) => {
+                r.next_graph().map(|g| g.map(GameGraph::Chess))
+            }
+            (Inner::Sequential(r), Format::Sums) => {
+                r.next_sums_graph().map(|g| g.map(GameGraph::Sums))
+            }
+            (Inner::Parallel(r), Format::Chess) => r.next_graph().map(|g| g.map(GameGraph::Chess)),
+            (Inner::Parallel(r), Format::Sums) => {
+                r.next_sums_graph().map(|g| g.map(GameGraph::Sums))
+            }
         };
         let Some(graph) = graph.map_err(|e| self.error(e))? else { return Ok(None) };
         let case = self.case();
         let parse = start.elapsed();
         let start = Instant::now();
-        let levels =
-            if self.parallel { topo::levels_parallel(&graph) } else { topo::levels(&graph) };
+        let deps = graph.deps();
+        let levels = if self.parallel { topo::levels_parallel(deps) } else { topo::levels(deps) };
         let levels = levels.map_err(|cycle| Error::Cycle {
             path: self.input.name().to_string(),
             case,
@@ -140,10 +151,11 @@ impl<'a> CaseReader<'a> {
         })?;
         let order = start.elapsed();
         let start = Instant::now();
-        let values = if self.parallel {
-            eval::grundy_parallel(&graph, &levels)
-        } else {
-            eval::grundy(&graph, &levels)
+        let values = match (&graph, self.parallel) {
+            (GameGraph::Chess(g), true) => eval::grundy_parallel(g, &levels),
+            (GameGraph::Chess(g), false) => eval::grundy(g, &levels),
+            (GameGraph::Sums(g), true) => eval::grundy_parallel(g, &levels),
+            (GameGraph::Sums(g), false) => eval::grundy(g, &levels),
         };
         let times = StageTimes { parse, order, evaluate: start.elapsed(), queries: Duration::ZERO };
         Ok(Some(Evaluated { case, graph, levels, values, times }))

@@ -8,6 +8,7 @@
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::graph::Csr;
 use crate::lexer::Lexer;
+use crate::sums::SumsGraph;
 
 /// Reads cases and queries from chess-format bytes.
 #[derive(Debug)]
@@ -79,6 +80,48 @@ impl<'a> ChessReader<'a> {
         }
         // The loop above checked every id and built the offsets.
         Ok(Some(Csr::from_checked_parts(offsets, targets)))
+    }
+
+    /// Starts the next case and reads its game in the sums format: node `i` is `K_i` and `K_i`
+    /// moves, each `c q_1 .. q_c` (a sum of `c` positions); `None` at the end of the input.
+    pub fn next_sums_graph(&mut self) -> Result<Option<SumsGraph>, ParseError> {
+        let case = self.case + 1;
+        let Some(n) = self.lex.next_u32(Expected::NodeCount { case })? else {
+            return Ok(None);
+        };
+        (self.case, self.query, self.nodes) = (case, 0, n);
+        let cap = |count: u32, lex: &Lexer| (count as usize).min(lex.remaining() / 2 + 1);
+        let mut move_offsets = Vec::with_capacity(cap(n, &self.lex) + 1);
+        let (mut part_offsets, mut parts) = (vec![0u32], Vec::new());
+        move_offsets.push(0u32);
+        for node in 0..n {
+            let of = self.lex.expect_u32(Expected::MoveCount { case, node })?;
+            part_offsets.reserve(cap(of, &self.lex));
+            for index in 1..=of {
+                let count = self.lex.expect_u32(Expected::PartCount { case, node, index, of })?;
+                parts.reserve(cap(count, &self.lex));
+                for part in 1..=count {
+                    let expected =
+                        Expected::Part { case, node, move_index: index, index: part, of: count };
+                    parts.push(self.node_id(expected)?);
+                }
+                part_offsets.push(self.checked_u32(parts.len(), case, node)?);
+            }
+            move_offsets.push(self.checked_u32(part_offsets.len() - 1, case, node)?);
+        }
+        // The loops above checked every id and built the offsets.
+        Ok(Some(SumsGraph::from_checked_parts(move_offsets, part_offsets, parts)))
+    }
+
+    /// A count of parts or moves so far, which must fit the u32 offsets.
+    fn checked_u32(&self, count: usize, case: u64, node: u32) -> Result<u32, ParseError> {
+        u32::try_from(count).map_err(|_| ParseError {
+            offset: self.lex.offset(),
+            kind: ParseErrorKind::TooLarge {
+                expected: Expected::MoveCount { case, node },
+                token: format!("a total of {count} moves or parts in the case"),
+            },
+        })
     }
 
     /// Reads the next query of the current case into `positions`; false when the case ends

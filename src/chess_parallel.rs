@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::graph::Csr;
+use crate::sums::SumsGraph;
 use crate::tokens::TokenReader;
 
 /// Reads cases and query batches from chess-format bytes, tokenizing in parallel.
@@ -139,6 +140,123 @@ impl<'a> ParChessReader<'a> {
             pos = end;
         }
         Ok(offsets)
+    }
+
+    /// Starts the next case and reads its game in the sums format (the parallel twin of
+    /// [`ChessReader::next_sums_graph`](crate::chess::ChessReader::next_sums_graph)).
+    pub fn next_sums_graph(&mut self) -> Result<Option<SumsGraph>, ParseError> {
+        debug_assert!(!self.case_open, "queries of the previous case were not read");
+        self.tokens.consume(std::mem::take(&mut self.done));
+        let case = self.case + 1;
+        if !self.tokens.ensure(0) {
+            if self.tokens.clean_end() {
+                return Ok(None);
+            }
+            return Err(self.tokens.missing(0, Expected::NodeCount { case }));
+        }
+        let n = self.tokens.buf()[0];
+        let first_token = self.tokens.base();
+        (self.case, self.query, self.nodes, self.case_open) = (case, 0, n, true);
+        let (move_offsets, part_offsets, section_len) =
+            self.walk_sums(case, n).map_err(|e| self.bad_part(case, n).unwrap_or(e))?;
+        let mut parts = self.tokens.take(section_len);
+        compact_sums(&mut parts, n);
+        let max = parts.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
+        if let Some(e) = max.filter(|&m| m >= n).and_then(|_| parts.iter().position(|&t| t >= n)) {
+            let m = part_offsets.partition_point(|&o| o as usize <= e) - 1;
+            let node = move_offsets.partition_point(|&o| o as usize <= m) - 1;
+            let expected = Expected::Part {
+                case,
+                node: node as u32,
+                move_index: (m - move_offsets[node] as usize) as u32 + 1,
+                index: (e - part_offsets[m] as usize) as u32 + 1,
+                of: part_offsets[m + 1] - part_offsets[m],
+            };
+            // Before part e: N, the move counts of nodes 0..=node, the part counts of moves
+            // 0..=m, and e parts.
+            let global = first_token + 1 + (node as u64 + 1) + (m as u64 + 1) + e as u64;
+            return Err(ParseError {
+                offset: self.tokens.offset_of_global(global),
+                kind: ParseErrorKind::OutOfRange { expected, value: parts[e], nodes: n },
+            });
+        }
+        Ok(Some(SumsGraph::from_checked_parts(move_offsets, part_offsets, parts)))
+    }
+
+    /// Hops over the move and part counts of `n` nodes (buffering their parts); returns the
+    /// move offsets, the part offsets and the length of the section in tokens.
+    fn walk_sums(&mut self, case: u64, n: u32) -> Result<(Vec<u32>, Vec<u32>, usize), ParseError> {
+        let tokens = &mut self.tokens;
+        let mut move_offsets = Vec::with_capacity((n as usize).min(tokens.buf().len() + 1) + 1);
+        let (mut part_offsets, mut parts) = (vec![0u32], 0u64);
+        move_offsets.push(0u32);
+        let mut pos = 1usize;
+        let too_many = |tokens: &TokenReader, pos: usize, node: u32| ParseError {
+            offset: tokens.offset_of(pos),
+            kind: ParseErrorKind::TooLarge {
+                expected: Expected::MoveCount { case, node },
+                token: "more than 4294967295 moves or parts in the case".into(),
+            },
+        };
+        for node in 0..n {
+            if !tokens.ensure(pos) {
+                return Err(tokens.missing(pos, Expected::MoveCount { case, node }));
+            }
+            let of = tokens.buf()[pos];
+            pos += 1;
+            for index in 1..=of {
+                if !tokens.ensure(pos) {
+                    let expected = Expected::PartCount { case, node, index, of };
+                    return Err(tokens.missing(pos, expected));
+                }
+                let count = tokens.buf()[pos];
+                if count > 0 && !tokens.ensure(pos + count as usize) {
+                    let have = (tokens.buf().len() - pos - 1) as u32;
+                    let expected = Expected::Part {
+                        case,
+                        node,
+                        move_index: index,
+                        index: have + 1,
+                        of: count,
+                    };
+                    return Err(tokens.missing(tokens.buf().len(), expected));
+                }
+                parts += u64::from(count);
+                let end = u32::try_from(parts).map_err(|_| too_many(tokens, pos, node))?;
+                part_offsets.push(end);
+                pos += 1 + count as usize;
+            }
+            let moves = u32::try_from(part_offsets.len() - 1)
+                .map_err(|_| too_many(tokens, pos - 1, node))?;
+            move_offsets.push(moves);
+        }
+        Ok((move_offsets, part_offsets, pos))
+    }
+
+    /// The first buffered part of the current case that is not a node, found by walking the
+    /// buffered part of the section again (error path only).
+    fn bad_part(&self, case: u64, n: u32) -> Option<ParseError> {
+        let buf = self.tokens.buf();
+        let mut pos = 1;
+        for node in 0..n {
+            let of = *buf.get(pos)?;
+            pos += 1;
+            for move_index in 1..=of {
+                let count = *buf.get(pos)?;
+                for index in 1..=count {
+                    let value = *buf.get(pos + index as usize)?;
+                    if value >= n {
+                        let expected = Expected::Part { case, node, move_index, index, of: count };
+                        return Some(ParseError {
+                            offset: self.tokens.offset_of(pos + index as usize),
+                            kind: ParseErrorKind::OutOfRange { expected, value, nodes: n },
+                        });
+                    }
+                }
+                pos += 1 + count as usize;
+            }
+        }
+        None
     }
 
     /// The first buffered out-position of the current case that is not a node, found by
@@ -277,6 +395,24 @@ fn compact(section: &mut Vec<u32>, offsets: &[u32]) {
         read += to - from;
     }
     section.truncate(*offsets.last().unwrap_or(&0) as usize);
+}
+
+/// Turns a sums section (N, then per node its move count and per move its part count and
+/// parts) into the parts alone, in place (each part moves to a lower index).
+fn compact_sums(section: &mut Vec<u32>, n: u32) {
+    let (mut read, mut write) = (1usize, 0usize);
+    for _ in 0..n {
+        let moves = section[read];
+        read += 1;
+        for _ in 0..moves {
+            let count = section[read] as usize;
+            read += 1;
+            section.copy_within(read..read + count, write);
+            read += count;
+            write += count;
+        }
+    }
+    section.truncate(write);
 }
 
 /// A batch of complete queries, borrowed from the reader's buffer.

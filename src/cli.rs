@@ -48,11 +48,26 @@ pub enum Command {
     Generate(GenerateArgs),
 }
 
+/// The input formats of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// "A Chess Game": each move leads to one position.
+    #[default]
+    Chess,
+    /// Each move leads to a sum of positions.
+    Sums,
+}
+
 /// Arguments of `grundy solve`.
 #[derive(Debug, clap::Args)]
 pub struct SolveArgs {
     /// Input file; `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
+    /// Input format: `chess` (node i: X_i then X_i out-positions) or `sums` (node i: K_i
+    /// then K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions).
+    #[arg(long, value_enum, default_value_t = Format::Chess)]
+    pub format: Format,
+
     /// Also write a CSV report, one row per query:
     /// case,query,positions,nim_sum,result,move_from,move_to.
     #[arg(long, value_name = "CSV")]
@@ -62,8 +77,13 @@ pub struct SolveArgs {
 /// Arguments of `grundy values`.
 #[derive(Debug, clap::Args)]
 pub struct ValuesArgs {
-    /// Input file (chess format); `-` reads stdin.
+    /// Input file; `-` reads stdin.
     pub file: PathBuf,
+    /// Input format: `chess` (node i: X_i then X_i out-positions) or `sums` (node i: K_i
+    /// then K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions).
+    #[arg(long, value_enum, default_value_t = Format::Chess)]
+    pub format: Format,
+
     /// Output CSV (written whole or not at all); default stdout. Columns:
     /// case,node,grundy,level,out_degree.
     #[arg(long, short = 'o', value_name = "CSV")]
@@ -73,8 +93,13 @@ pub struct ValuesArgs {
 /// Arguments of `grundy query`.
 #[derive(Debug, clap::Args)]
 pub struct QueryArgs {
-    /// Chess-format file whose first case is the graph (its queries are ignored).
+    /// File whose first case is the graph (its queries are ignored).
     pub graph: PathBuf,
+    /// Format of the graph file: `chess` (node i: X_i then X_i out-positions) or `sums` (node i: K_i
+    /// then K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions).
+    #[arg(long, value_enum, default_value_t = Format::Chess)]
+    pub format: Format,
+
     /// File of queries `M p_1 .. p_M` (an optional `0` ends it); `-` reads stdin.
     pub queries: PathBuf,
     /// Output CSV (written whole or not at all); default stdout. Columns:
@@ -86,8 +111,13 @@ pub struct QueryArgs {
 /// Arguments of `grundy stats`.
 #[derive(Debug, clap::Args)]
 pub struct StatsArgs {
-    /// Input file (chess format); `-` reads stdin.
+    /// Input file; `-` reads stdin.
     pub file: PathBuf,
+    /// Input format: `chess` (node i: X_i then X_i out-positions) or `sums` (node i: K_i
+    /// then K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions).
+    #[arg(long, value_enum, default_value_t = Format::Chess)]
+    pub format: Format,
+
     /// JSON for scripts instead of the text table.
     #[arg(long)]
     pub json: bool,

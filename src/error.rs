@@ -210,6 +210,37 @@ pub enum Expected {
         /// The list's length.
         of: u32,
     },
+    /// K_i, the number of moves of a node (sums format).
+    MoveCount {
+        /// 1-based case.
+        case: u64,
+        /// 0-based node.
+        node: u32,
+    },
+    /// c, the number of parts of a move (sums format).
+    PartCount {
+        /// 1-based case.
+        case: u64,
+        /// 0-based node.
+        node: u32,
+        /// 1-based move within the node's moves.
+        index: u32,
+        /// The node's move count.
+        of: u32,
+    },
+    /// One part of a move (sums format).
+    Part {
+        /// 1-based case.
+        case: u64,
+        /// 0-based node.
+        node: u32,
+        /// 1-based move within the node's moves.
+        move_index: u32,
+        /// 1-based part within the move.
+        index: u32,
+        /// The move's part count.
+        of: u32,
+    },
     /// M, the number of tokens of a query (0 ends the case).
     QueryLength {
         /// 1-based case; 0 for a file of queries only.
@@ -239,6 +270,15 @@ impl fmt::Display for Expected {
             }
             Expected::OutPosition { case, node, index, of } => {
                 write!(f, "out-position {index} of {of} of node {node} (case {case})")
+            }
+            Expected::MoveCount { case, node } => {
+                write!(f, "the move count of node {node} (case {case})")
+            }
+            Expected::PartCount { case, node, index, of } => {
+                write!(f, "the part count of move {index} of {of} of node {node} (case {case})")
+            }
+            Expected::Part { case, node, move_index, index, of } => {
+                write!(f, "part {index} of {of} of move {move_index} of node {node} (case {case})")
             }
             // Case 0: a query file of its own (`grundy query`), which has no cases.
             Expected::QueryLength { case: 0, query } => {

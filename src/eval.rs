@@ -1,9 +1,11 @@
-//! Sprague-Grundy evaluation: each node's value is the mex of its out-positions' values.
+//! Sprague-Grundy evaluation: each node's value is the mex of its moves' values, a move's
+//! value being its position's value, or the XOR of its parts' values when it leads to a sum.
 //!
 //! Nodes are evaluated in Kahn order (sinks first), so every out-position is done before the
 //! node that moves to it; no recursion, whatever the depth. The mex of `d` values is at most
 //! `d`, so a scratch of `d + 1` slots suffices and values above `d` are ignored.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
@@ -63,41 +65,167 @@ impl Mex {
     }
 }
 
-/// The Grundy value of every node, indexed by node id.
-pub fn grundy(graph: &Csr, levels: &Levels) -> Vec<u32> {
-    let mut values = vec![0u32; graph.node_count()];
+/// How the value of a position follows from the values of the positions its moves reach: the
+/// one thing the evaluator needs to know about a game.
+///
+/// A move leads to one position (the chess format: [`Csr`]) or to a sum of positions (the
+/// sums format, the built-in games), whose value is the XOR of its parts' values. A position's
+/// value is the mex of its moves' values.
+pub trait Rule: Sync {
+    /// Number of positions.
+    fn node_count(&self) -> usize;
+
+    /// Number of moves of `v` (its value is at most this).
+    fn move_count(&self, v: u32) -> usize;
+
+    /// Calls `f` with the value of each move of `v` whose index (among `v`'s moves) is in
+    /// `moves`, reading the values of other positions through `value`.
+    fn move_values(
+        &self,
+        v: u32,
+        moves: Range<usize>,
+        value: &impl Fn(u32) -> u32,
+        f: impl FnMut(u32),
+    );
+}
+
+impl Rule for Csr {
+    fn node_count(&self) -> usize {
+        Csr::node_count(self)
+    }
+
+    #[inline]
+    fn move_count(&self, v: u32) -> usize {
+        self.out_degree(v) as usize
+    }
+
+    #[inline]
+    fn move_values(
+        &self,
+        v: u32,
+        moves: Range<usize>,
+        value: &impl Fn(u32) -> u32,
+        mut f: impl FnMut(u32),
+    ) {
+        for &s in &self.successors(v)[moves] {
+            f(value(s));
+        }
+    }
+}
+
+/// The value of `v`: the mex of its moves' values.
+#[inline]
+pub fn node_value<R: Rule>(rule: &R, v: u32, value: &impl Fn(u32) -> u32, mex: &mut Mex) -> u32 {
+    let count = rule.move_count(v);
+    // Small sets, the common case, fit a 64-bit mask: no scratch memory touched at all.
+    if count < 64 {
+        let mut mask = 0u64;
+        rule.move_values(v, 0..count, value, |x| {
+            if x < 64 {
+                mask |= 1 << x;
+            }
+        });
+        return (!mask).trailing_zeros();
+    }
+    mex.next_stamp(count + 1);
+    let (seen, stamp) = (&mut mex.seen, mex.stamp);
+    rule.move_values(v, 0..count, value, |x| {
+        if let Some(slot) = seen.get_mut(x as usize) {
+            *slot = stamp;
+        }
+    });
+    seen[..=count].iter().position(|&s| s != stamp).unwrap_or(count) as u32
+}
+
+/// Nodes with at least this many moves compute their mex in parallel chunks when they sit in
+/// a level too thin to split (a game where every position is its own level).
+pub const PARALLEL_MOVES: usize = 1 << 14;
+
+/// Values below this are marked by each chunk of a parallel mex (a 512-byte bitset); a node
+/// whose moves cover all of them falls back to the sequential mex.
+const PARALLEL_MEX_LIMIT: usize = 4096;
+
+/// [`node_value`] with the moves split into parallel chunks, each marking the values it sees
+/// in a bitset of its own, merged by OR.
+pub fn node_value_parallel<R: Rule>(
+    rule: &R,
+    v: u32,
+    value: &(impl Fn(u32) -> u32 + Sync),
+    mex: &mut Mex,
+) -> u32 {
+    let count = rule.move_count(v);
+    if count < PARALLEL_MOVES {
+        return node_value(rule, v, value, mex);
+    }
+    let limit = (count + 1).min(PARALLEL_MEX_LIMIT);
+    let words = limit.div_ceil(64);
+    let chunk = count.div_ceil(4 * rayon::current_num_threads()).max(1);
+    let seen = (0..count.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            let mut bits = vec![0u64; words];
+            let moves = c * chunk..((c + 1) * chunk).min(count);
+            rule.move_values(v, moves, value, |x| {
+                if let Some(word) = bits.get_mut(x as usize / 64) {
+                    *word |= 1 << (x % 64);
+                }
+            });
+            bits
+        })
+        .reduce(
+            || vec![0u64; words],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x |= y);
+                a
+            },
+        );
+    match seen.iter().position(|&w| w != u64::MAX) {
+        Some(i) if i * 64 + (!seen[i]).trailing_zeros() as usize <= count.min(limit - 1) => {
+            (i * 64) as u32 + (!seen[i]).trailing_zeros()
+        }
+        _ => node_value(rule, v, value, mex),
+    }
+}
+
+/// The Grundy value of every node, indexed by node id, evaluated in `levels` order.
+pub fn grundy<R: Rule>(rule: &R, levels: &Levels) -> Vec<u32> {
+    let mut values = vec![0u32; rule.node_count()];
     let mut mex = Mex::new();
     for &v in levels.order() {
-        let succ = graph.successors(v);
-        values[v as usize] = mex.of(succ.len(), succ.iter().map(|&s| values[s as usize]));
+        let x = node_value(rule, v, &|s| values[s as usize], &mut mex);
+        values[v as usize] = x;
     }
     values
 }
 
 /// The parallel twin of [`grundy`]: levels of at least [`INLINE_LEVEL`] nodes are evaluated
-/// in parallel, each worker with its own mex scratch; thinner ones inline.
-pub fn grundy_parallel(graph: &Csr, levels: &Levels) -> Vec<u32> {
-    if (0..levels.level_count()).all(|l| levels.level(l).len() < INLINE_LEVEL) {
+/// in parallel, each worker with its own mex scratch; thinner ones inline, where a node with
+/// [`PARALLEL_MOVES`] moves or more splits its own moves across the workers.
+pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels) -> Vec<u32> {
+    let thin = (0..levels.level_count()).all(|l| levels.level(l).len() < INLINE_LEVEL);
+    let big = |v: u32| rule.move_count(v) >= PARALLEL_MOVES;
+    if thin && !levels.order().iter().any(|&v| big(v)) {
         // Nothing to split (a chain, say): the plain sequential loop, without atomics.
-        return grundy(graph, levels);
+        return grundy(rule, levels);
     }
     let values: Vec<AtomicU32> =
-        (0..graph.node_count()).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+        (0..rule.node_count()).into_par_iter().map(|_| AtomicU32::new(0)).collect();
     // Values of lower levels were stored before this level started (rayon joins in between),
     // so relaxed loads see them; the atomics only make the shared writes safe Rust.
-    let value_of = |v: u32, mex: &mut Mex| {
-        let succ = graph.successors(v);
-        let x = mex.of(succ.len(), succ.iter().map(|&s| values[s as usize].load(Relaxed)));
-        values[v as usize].store(x, Relaxed);
-    };
+    let value = |s: u32| values[s as usize].load(Relaxed);
     let mut mex = Mex::new();
     for l in 0..levels.level_count() {
         let level = levels.level(l);
         if level.len() < INLINE_LEVEL {
-            level.iter().for_each(|&v| value_of(v, &mut mex));
+            for &v in level {
+                let x = node_value_parallel(rule, v, &value, &mut mex);
+                values[v as usize].store(x, Relaxed);
+            }
         } else {
             level.par_chunks(INLINE_LEVEL / 8).for_each_init(Mex::new, |mex, chunk| {
-                chunk.iter().for_each(|&v| value_of(v, mex));
+                for &v in chunk {
+                    values[v as usize].store(node_value(rule, v, &value, mex), Relaxed);
+                }
             });
         }
     }

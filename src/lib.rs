@@ -36,6 +36,7 @@ pub mod query;
 pub mod report;
 pub mod signals;
 pub mod stats;
+pub mod sums;
 pub mod tokens;
 pub mod topo;
 

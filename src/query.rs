@@ -1,6 +1,7 @@
 //! Answering queries: a query's tokens sit on positions whose values XOR to the nim-sum; the
-//! first player wins exactly when it is non-zero, by moving one token to a position that makes
-//! the nim-sum zero.
+//! first player wins exactly when it is non-zero (the winning move: [`GameGraph::winning_move`]).
+//!
+//! [`GameGraph::winning_move`]: crate::sums::GameGraph::winning_move
 //!
 //! Both code paths answer through the same closure, so the sequential and parallel outputs
 //! cannot drift apart; the parallel path cuts a batch into pieces, answers each into its own
@@ -9,7 +10,6 @@
 use rayon::prelude::*;
 
 use crate::chess_parallel::QueryBatch;
-use crate::graph::Csr;
 
 /// Pieces per thread a batch is cut into.
 const PIECES_PER_THREAD: usize = 4;
@@ -28,31 +28,6 @@ pub fn verdict_line(nim_sum: u32) -> &'static [u8] {
     } else {
         b"LOSE\n"
     }
-}
-
-/// A winning move for a position of non-zero `nim_sum`: the first token (in query order) whose
-/// value `g` has `g ^ nim_sum < g`, moved to its first out-position of value `g ^ nim_sum`,
-/// which leaves a nim-sum of zero. `None` for a losing position.
-///
-/// Such a token exists (the highest set bit of the nim-sum is set in some token's value) and
-/// so does the out-position (a value is the mex of its out-positions', so every smaller value
-/// is among them).
-pub fn winning_move(
-    graph: &Csr,
-    values: &[u32],
-    positions: &[u32],
-    nim_sum: u32,
-) -> Option<(u32, u32)> {
-    if nim_sum == 0 {
-        return None;
-    }
-    positions.iter().find_map(|&p| {
-        let want = values[p as usize] ^ nim_sum;
-        if want >= values[p as usize] {
-            return None;
-        }
-        graph.successors(p).iter().find(|&&s| values[s as usize] == want).map(|&s| (p, s))
-    })
 }
 
 /// The output buffers of answered queries: the main output and an optional report.
@@ -129,22 +104,4 @@ where
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn winning_moves_leave_a_zero_nim_sum() {
-        // 0 -> 1 -> 2, 0 -> 2: values 2, 1, 0.
-        let g = Csr::from_lists(&[vec![1, 2], vec![2], vec![]]).unwrap();
-        let values = [2, 1, 0];
-        assert_eq!(winning_move(&g, &values, &[0], 2), Some((0, 2)));
-        assert_eq!(winning_move(&g, &values, &[1, 0], 3), Some((0, 1)));
-        assert_eq!(winning_move(&g, &values, &[1, 1], 0), None);
-        for (p, s) in [(0u32, 2u32), (0, 1)] {
-            assert!(g.successors(p).contains(&s));
-        }
-    }
 }

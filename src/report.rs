@@ -3,8 +3,8 @@
 //! Rows are written into in-memory buffers, so parallel pieces can format their own rows and be
 //! joined in input order; numbers are formatted with itoa, node rows with the csv crate.
 
-use crate::graph::Csr;
 use crate::query;
+use crate::sums::GameGraph;
 
 /// Columns of `grundy values`.
 pub const VALUES_HEADER: &[&str] = &["case", "node", "grundy", "level", "out_degree"];
@@ -65,15 +65,16 @@ impl Rows {
 }
 
 /// Appends a query row to `out`: `case` first when given (`solve --report`), then the query
-/// number, the positions (space-separated), nim-sum, result and the winning move (empty for a
-/// LOSE). Written directly rather than through a csv writer: a row is answered on its own, in
+/// number, the positions (space-separated), nim-sum, result and the winning move: the token's
+/// position and where it goes (the parts of the sum, space-separated, in the sums format);
+/// both empty for a LOSE. Written directly rather than through a csv writer: a row is answered on its own, in
 /// parallel pieces, and its fields (digits, spaces, `WIN`, `LOSE`) never need quoting.
 pub fn push_query_row(
     out: &mut Vec<u8>,
     case: Option<u64>,
     query_number: u64,
     positions: &[u32],
-    graph: &Csr,
+    graph: &GameGraph,
     values: &[u32],
 ) {
     let mut num = itoa::Buffer::new();
@@ -84,32 +85,39 @@ pub fn push_query_row(
     }
     out.extend_from_slice(num.format(query_number).as_bytes());
     out.push(b',');
-    for (i, &p) in positions.iter().enumerate() {
-        if i > 0 {
-            out.push(b' ');
-        }
-        out.extend_from_slice(num.format(p).as_bytes());
-    }
+    push_list(out, positions);
     out.push(b',');
     out.extend_from_slice(num.format(nim_sum).as_bytes());
     out.extend_from_slice(if nim_sum != 0 { b",WIN," } else { b",LOSE," });
-    if let Some((from, to)) = query::winning_move(graph, values, positions, nim_sum) {
+    if let Some((from, to)) = graph.winning_move(values, positions, nim_sum) {
         out.extend_from_slice(num.format(from).as_bytes());
         out.push(b',');
-        out.extend_from_slice(num.format(to).as_bytes());
+        push_list(out, to);
     } else {
         out.push(b',');
     }
     out.push(b'\n');
 }
 
+/// Appends `ids` separated by spaces.
+fn push_list(out: &mut Vec<u8>, ids: &[u32]) {
+    let mut num = itoa::Buffer::new();
+    for (i, &p) in ids.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(num.format(p).as_bytes());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::Csr;
 
     #[test]
     fn rows_are_plain_csv() {
-        let g = Csr::from_lists(&[vec![1], vec![]]).unwrap();
+        let g = GameGraph::Chess(Csr::from_lists(&[vec![1], vec![]]).unwrap());
         let values = [1, 0];
         let mut text = Vec::new();
         push_query_row(&mut text, Some(2), 5, &[0, 1], &g, &values);

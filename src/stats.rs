@@ -17,7 +17,7 @@ pub struct CaseStats {
     pub case: u64,
     /// Nodes.
     pub nodes: usize,
-    /// Edges, parallel ones counted each time.
+    /// Moves (edges in the chess format, parallel ones counted each time).
     pub edges: usize,
     /// Nodes without moves.
     pub sinks: usize,
@@ -27,7 +27,7 @@ pub struct CaseStats {
     pub levels: usize,
     /// The widest level and its node count (`(0, 0)` for an empty graph).
     pub widest_level: (usize, usize),
-    /// Largest out-degree.
+    /// Largest number of moves of a node.
     pub max_out_degree: u32,
     /// Largest Grundy value (0 for an empty graph).
     pub max_grundy: u32,
@@ -47,7 +47,7 @@ impl CaseStats {
         let graph = &case.graph;
         let n = graph.node_count();
         let mut has_pred = vec![false; n];
-        for &t in graph.targets() {
+        for &t in graph.deps().targets() {
             has_pred[t as usize] = true;
         }
         let max_grundy = case.values.iter().copied().max().unwrap_or(0);
@@ -65,12 +65,12 @@ impl CaseStats {
         CaseStats {
             case: case.case,
             nodes: n,
-            edges: graph.edge_count(),
-            sinks: (0..n as u32).filter(|&v| graph.out_degree(v) == 0).count(),
+            edges: graph.total_moves(),
+            sinks: (0..n as u32).filter(|&v| graph.move_count(v) == 0).count(),
             sources: has_pred.iter().filter(|&&p| !p).count(),
             levels: case.levels.level_count(),
             widest_level,
-            max_out_degree: (0..n as u32).map(|v| graph.out_degree(v)).max().unwrap_or(0),
+            max_out_degree: (0..n as u32).map(|v| graph.move_count(v)).max().unwrap_or(0),
             max_grundy,
             grundy_histogram,
             level_histogram,

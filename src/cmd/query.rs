@@ -17,7 +17,7 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     out.put(&Rows::header(QUERY_HEADER))?;
     let mut progress = Progress::new(config.progress, queries_input.bytes().len() as u64);
     progress.stage("reading the graph");
-    let Some(case) = CaseReader::new(&graph_input, config).next_case()? else {
+    let Some(case) = CaseReader::new(&graph_input, config, args.format).next_case()? else {
         return Err(Error::Limit {
             path: graph_input.name().to_string(),
             case: 1,

@@ -24,7 +24,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
         report.put(&Rows::header(SOLVE_HEADER))?;
     }
     let mut progress = Progress::new(config.progress, input.bytes().len() as u64);
-    let mut reader = CaseReader::new(&input, config);
+    let mut reader = CaseReader::new(&input, config, args.format);
     while let Some(case) = reader.next_case()? {
         progress.stage(format!("case {}: {} nodes evaluated", case.case, case.graph.node_count()));
         let with_report = report.is_some();

@@ -16,7 +16,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let input = Input::open(Some(&args.file))?;
     let mut out = Sink::open(None)?;
     let mut progress = Progress::new(config.progress, input.bytes().len() as u64);
-    let mut reader = CaseReader::new(&input, config);
+    let mut reader = CaseReader::new(&input, config, args.format);
     let mut all = Vec::new();
     while let Some(case) = reader.next_case()? {
         progress.stage(format!("case {}: {} nodes evaluated", case.case, case.graph.node_count()));

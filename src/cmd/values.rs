@@ -22,7 +22,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let mut out = Sink::open(args.output.as_deref())?;
     out.put(&Rows::header(VALUES_HEADER))?;
     let mut progress = Progress::new(config.progress, input.bytes().len() as u64);
-    let mut reader = CaseReader::new(&input, config);
+    let mut reader = CaseReader::new(&input, config, args.format);
     while let Some(case) = reader.next_case()? {
         progress.stage(format!("case {}: writing {} rows", case.case, case.graph.node_count()));
         write_rows(&case, config, &mut out)?;
@@ -43,7 +43,7 @@ fn write_rows(case: &Evaluated, config: &Config, out: &mut Sink) -> Result<(), E
             case.values.iter().zip(&levels).enumerate().take(last).skip(first)
         {
             let node = v as u32;
-            rows.value_row(case.case, node, value, level, case.graph.out_degree(node));
+            rows.value_row(case.case, node, value, level, case.graph.move_count(node));
         }
         rows.into_bytes()
     };
