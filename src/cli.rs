@@ -44,6 +44,13 @@ pub enum Command {
     Query(QueryArgs),
     /// Show the shape of each case: sizes, levels, degrees, value histograms, stage times.
     Stats(StatsArgs),
+    /// Play a seed problem's game: the judge's input in, the judge's output out.
+    ///
+    /// cutting (POJ 2311): lines `W H`, prints WIN or LOSE; crosses (POJ 3537): lines `n`,
+    /// prints 1 or 2; team-nim (POJ 2068): lines `n S M_1 .. M_2n`, `0` ends, prints 1 or 0;
+    /// geography (POJ 2599): cases `n m` and n-1 lines `a b`, prints the first player's
+    /// winning airport.
+    Game(GameArgs),
     /// Write a random, valid chess-format file (acyclic by construction, deterministic).
     Generate(GenerateArgs),
 }
@@ -121,6 +128,40 @@ pub struct StatsArgs {
     /// JSON for scripts instead of the text table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The built-in games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GameName {
+    /// POJ 2311, the Cutting Game.
+    Cutting,
+    /// POJ 3537, Crosses and Crosses.
+    Crosses,
+    /// POJ 2068, Nim on a round table of two teams.
+    TeamNim,
+    /// POJ 2599, A funny game (geography on a tree of flights).
+    Geography,
+}
+
+/// Arguments of `grundy game`.
+#[derive(Debug, clap::Args)]
+pub struct GameArgs {
+    /// Which game.
+    #[arg(value_enum)]
+    pub name: GameName,
+    /// The judge's input; `-` or nothing reads stdin.
+    pub file: Option<PathBuf>,
+    /// Write the game's values as CSV instead (cutting: w,h,grundy; crosses: n,grundy;
+    /// team-nim: case,seat,stones,grundy; geography: case,airport,grundy).
+    #[arg(long, conflicts_with = "export")]
+    pub table: bool,
+    /// Write the game's state graph in the sums format instead, with one query per input
+    /// record, for `grundy solve --format sums`.
+    #[arg(long)]
+    pub export: bool,
+    /// Output file (written whole or not at all); `-` or nothing writes stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// Arguments of `grundy generate`.

@@ -150,6 +150,13 @@ pub enum ParseErrorKind {
         /// The case's node count.
         nodes: u32,
     },
+    /// A number that is well formed but not allowed where it stands.
+    Invalid {
+        /// What the token should have been.
+        expected: Expected,
+        /// Why its value is refused.
+        reason: String,
+    },
     /// The input ended where a token was needed.
     UnexpectedEnd {
         /// What the token should have been.
@@ -176,6 +183,7 @@ impl fmt::Display for ParseErrorKind {
                 "{expected} is {value}, but the case has {nodes} nodes (ids 0 to {})",
                 nodes - 1
             ),
+            ParseErrorKind::Invalid { expected, reason } => write!(f, "{expected}: {reason}"),
             ParseErrorKind::UnexpectedEnd { expected } => {
                 write!(f, "input ends where {expected} was expected")
             }
@@ -209,6 +217,13 @@ pub enum Expected {
         index: u32,
         /// The list's length.
         of: u32,
+    },
+    /// A named field of a record of a built-in game's input (`W`, `n`, `airport`, ...).
+    Field {
+        /// 1-based record (line or test case).
+        case: u64,
+        /// The field's name.
+        name: &'static str,
     },
     /// K_i, the number of moves of a node (sums format).
     MoveCount {
@@ -271,6 +286,7 @@ impl fmt::Display for Expected {
             Expected::OutPosition { case, node, index, of } => {
                 write!(f, "out-position {index} of {of} of node {node} (case {case})")
             }
+            Expected::Field { case, name } => write!(f, "{name} of case {case}"),
             Expected::MoveCount { case, node } => {
                 write!(f, "the move count of node {node} (case {case})")
             }

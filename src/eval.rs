@@ -6,7 +6,6 @@
 //! `d`, so a scratch of `d + 1` slots suffices and values above `d` are ignored.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -141,8 +140,8 @@ pub fn node_value<R: Rule>(rule: &R, v: u32, value: &impl Fn(u32) -> u32, mex: &
 /// a level too thin to split (a game where every position is its own level).
 pub const PARALLEL_MOVES: usize = 1 << 14;
 
-/// Values below this are marked by each chunk of a parallel mex (a 512-byte bitset); a node
-/// whose moves cover all of them falls back to the sequential mex.
+/// Values below this are marked by each chunk of a parallel mex (a byte array on the stack);
+/// a node whose moves cover all of them falls back to the sequential mex.
 const PARALLEL_MEX_LIMIT: usize = 4096;
 
 /// [`node_value`] with the moves split into parallel chunks, each marking the values it sees
@@ -157,33 +156,33 @@ pub fn node_value_parallel<R: Rule>(
     if count < PARALLEL_MOVES {
         return node_value(rule, v, value, mex);
     }
-    let limit = (count + 1).min(PARALLEL_MEX_LIMIT);
-    let words = limit.div_ceil(64);
-    let chunk = count.div_ceil(4 * rayon::current_num_threads()).max(1);
+    // One chunk per thread: the moves of a big node are cheap (a few loads and an XOR), so a
+    // finer split would spend more on scheduling than it balances. Each chunk marks values in
+    // a byte array: independent stores, where bits in shared words would chain every move.
+    let chunk = count.div_ceil(rayon::current_num_threads()).max(1);
     let seen = (0..count.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
-            let mut bits = vec![0u64; words];
+            let mut seen = [false; PARALLEL_MEX_LIMIT];
             let moves = c * chunk..((c + 1) * chunk).min(count);
             rule.move_values(v, moves, value, |x| {
-                if let Some(word) = bits.get_mut(x as usize / 64) {
-                    *word |= 1 << (x % 64);
+                if let Some(slot) = seen.get_mut(x as usize) {
+                    *slot = true;
                 }
             });
-            bits
+            seen
         })
         .reduce(
-            || vec![0u64; words],
+            || [false; PARALLEL_MEX_LIMIT],
             |mut a, b| {
                 a.iter_mut().zip(&b).for_each(|(x, y)| *x |= y);
                 a
             },
         );
-    match seen.iter().position(|&w| w != u64::MAX) {
-        Some(i) if i * 64 + (!seen[i]).trailing_zeros() as usize <= count.min(limit - 1) => {
-            (i * 64) as u32 + (!seen[i]).trailing_zeros()
-        }
-        _ => node_value(rule, v, value, mex),
+    match seen.iter().position(|&s| !s) {
+        Some(x) => x as u32,
+        // Every value below the limit is a move's: rare enough to redo without limit.
+        None => node_value(rule, v, value, mex),
     }
 }
 
@@ -201,35 +200,34 @@ pub fn grundy<R: Rule>(rule: &R, levels: &Levels) -> Vec<u32> {
 /// The parallel twin of [`grundy`]: levels of at least [`INLINE_LEVEL`] nodes are evaluated
 /// in parallel, each worker with its own mex scratch; thinner ones inline, where a node with
 /// [`PARALLEL_MOVES`] moves or more splits its own moves across the workers.
+///
+/// Values live in a plain vector that the workers only read: a wide level's values are
+/// collected first and stored after, so no atomics get in the way of the compiler (a game's
+/// tight move loop vectorizes on plain loads, not on atomic ones).
 pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels) -> Vec<u32> {
-    let thin = (0..levels.level_count()).all(|l| levels.level(l).len() < INLINE_LEVEL);
-    let big = |v: u32| rule.move_count(v) >= PARALLEL_MOVES;
-    if thin && !levels.order().iter().any(|&v| big(v)) {
-        // Nothing to split (a chain, say): the plain sequential loop, without atomics.
-        return grundy(rule, levels);
-    }
-    let values: Vec<AtomicU32> =
-        (0..rule.node_count()).into_par_iter().map(|_| AtomicU32::new(0)).collect();
-    // Values of lower levels were stored before this level started (rayon joins in between),
-    // so relaxed loads see them; the atomics only make the shared writes safe Rust.
-    let value = |s: u32| values[s as usize].load(Relaxed);
+    let mut values = vec![0u32; rule.node_count()];
     let mut mex = Mex::new();
+    let mut level_values = Vec::new();
     for l in 0..levels.level_count() {
         let level = levels.level(l);
         if level.len() < INLINE_LEVEL {
             for &v in level {
-                let x = node_value_parallel(rule, v, &value, &mut mex);
-                values[v as usize].store(x, Relaxed);
+                let x = node_value_parallel(rule, v, &|s| values[s as usize], &mut mex);
+                values[v as usize] = x;
             }
         } else {
-            level.par_chunks(INLINE_LEVEL / 8).for_each_init(Mex::new, |mex, chunk| {
-                for &v in chunk {
-                    values[v as usize].store(node_value(rule, v, &value, mex), Relaxed);
-                }
-            });
+            let value = |s: u32| values[s as usize];
+            level
+                .par_iter()
+                .with_min_len(INLINE_LEVEL / 8)
+                .map_init(Mex::new, |mex, &v| node_value(rule, v, &value, mex))
+                .collect_into_vec(&mut level_values);
+            for (&v, &x) in level.iter().zip(&level_values) {
+                values[v as usize] = x;
+            }
         }
     }
-    values.into_iter().map(AtomicU32::into_inner).collect()
+    values
 }
 
 #[cfg(test)]

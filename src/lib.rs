@@ -25,6 +25,7 @@ pub mod cmd;
 pub mod config;
 pub mod error;
 pub mod eval;
+pub mod games;
 pub mod generate;
 pub mod graph;
 pub mod input;

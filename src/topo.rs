@@ -26,6 +26,17 @@ pub struct Levels {
 }
 
 impl Levels {
+    /// Levels given by a game's own structure (e.g. a sheet's width plus height), with no
+    /// graph to peel: `order` lists every node once, level by level, `level_starts` where each
+    /// level starts (ending with the node count). `None` if the shape is inconsistent.
+    pub fn from_groups(order: Vec<u32>, level_starts: Vec<u32>) -> Option<Levels> {
+        let consistent = level_starts.first() == Some(&0)
+            && level_starts.windows(2).all(|w| w[0] < w[1])
+            && level_starts.last().map(|&e| e as usize) == Some(order.len());
+        (consistent || order.is_empty() && level_starts == [0])
+            .then_some(Levels { order, level_starts })
+    }
+
     /// All nodes, sinks first, grouped by level.
     pub fn order(&self) -> &[u32] {
         &self.order

@@ -7,6 +7,7 @@ use crate::cli::{Cli, Command};
 use crate::config::Config;
 use crate::error::Error;
 
+pub mod game;
 pub mod generate;
 pub mod query;
 pub mod solve;
@@ -26,6 +27,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Values(args) => values::run(args, &config),
         Command::Query(args) => query::run(args, &config),
         Command::Stats(args) => stats::run(args, &config),
+        Command::Game(args) => game::run(args, &config),
         Command::Generate(args) => generate::run(args),
     })
 }

@@ -1,0 +1,151 @@
+//! POJ 2311, the Cutting Game: a W x H sheet; a move cuts one sheet into two, along a grid
+//! line, and a cut may not leave a strip of width or height 1 (that hands the opponent the
+//! win), so the moves of a `w x h` sheet are the cuts into `i x h + (w - i) x h` and
+//! `w x j + w x (h - j)` with all sides at least 2. Each move leads to a sum of two sheets.
+//!
+//! Input: lines `W H` (2 <= W, H) to the end; output `WIN` or `LOSE` per line.
+
+use std::ops::Range;
+
+use super::{evaluate, expect_field, field_at_least, push_move, Output, MAX_POSITIONS};
+use crate::error::{Expected, ParseError, ParseErrorKind};
+use crate::eval::Rule;
+use crate::lexer::Lexer;
+use crate::topo::Levels;
+
+/// All sheets up to `w x h` (sides from 2), as a move generator.
+///
+/// Sheet `a x b` has id `(a - 2) * (h - 1) + (b - 2)`. A cut and its mirror image (`i` and
+/// `a - i`) give the same sum, so only cuts with `i <= a / 2` are generated: half the moves,
+/// the same set of values.
+#[derive(Debug, Clone, Copy)]
+pub struct Sheets {
+    w: u32,
+    h: u32,
+}
+
+impl Sheets {
+    /// All sheets with `2 <= a <= w`, `2 <= b <= h`.
+    pub fn new(w: u32, h: u32) -> Sheets {
+        Sheets { w, h }
+    }
+
+    /// The id of sheet `a x b`.
+    #[inline]
+    pub fn id(&self, a: u32, b: u32) -> u32 {
+        (a - 2) * (self.h - 1) + (b - 2)
+    }
+
+    /// The sides of sheet `v`.
+    #[inline]
+    pub fn sides(&self, v: u32) -> (u32, u32) {
+        (v / (self.h - 1) + 2, v % (self.h - 1) + 2)
+    }
+
+    /// Levels by `a + b`: both parts of a cut have a smaller sum of sides.
+    pub fn levels(&self) -> Levels {
+        let (mut order, mut starts) = (Vec::new(), vec![0u32]);
+        for s in 4..=self.w + self.h {
+            for a in s.saturating_sub(self.h).max(2)..=(s - 2).min(self.w) {
+                order.push(self.id(a, s - a));
+            }
+            starts.push(order.len() as u32);
+        }
+        Levels::from_groups(order, starts).expect("every sheet once, by a + b")
+    }
+
+    /// The two parts of move `k` of sheet `v`.
+    #[inline]
+    fn parts(&self, v: u32, k: usize) -> [u32; 2] {
+        let (a, b) = self.sides(v);
+        let across = (a / 2).saturating_sub(1) as usize;
+        if k < across {
+            let i = k as u32 + 2;
+            [self.id(i, b), self.id(a - i, b)]
+        } else {
+            let j = (k - across) as u32 + 2;
+            [self.id(a, j), self.id(a, b - j)]
+        }
+    }
+}
+
+impl Rule for Sheets {
+    fn node_count(&self) -> usize {
+        (self.w as usize - 1) * (self.h as usize - 1)
+    }
+
+    #[inline]
+    fn move_count(&self, v: u32) -> usize {
+        let (a, b) = self.sides(v);
+        ((a / 2).saturating_sub(1) + (b / 2).saturating_sub(1)) as usize
+    }
+
+    #[inline]
+    fn move_values(
+        &self,
+        v: u32,
+        moves: Range<usize>,
+        value: &impl Fn(u32) -> u32,
+        mut f: impl FnMut(u32),
+    ) {
+        for k in moves {
+            let [p, q] = self.parts(v, k);
+            f(value(p) ^ value(q));
+        }
+    }
+}
+
+/// Runs the game on the judge's input.
+pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, ParseError> {
+    let mut lex = Lexer::new(bytes);
+    let mut sheets = Vec::new();
+    while let Some(w) = field_at_least(&mut lex, sheets.len() as u64 + 1, "W", 2)? {
+        let h = expect_field(&mut lex, sheets.len() as u64 + 1, "H", 2)?;
+        sheets.push((w, h));
+    }
+    let w = sheets.iter().map(|s| s.0).max().unwrap_or(2);
+    let h = sheets.iter().map(|s| s.1).max().unwrap_or(2);
+    if u64::from(w - 1) * u64::from(h - 1) > MAX_POSITIONS {
+        return Err(ParseError {
+            offset: 0,
+            kind: ParseErrorKind::Invalid {
+                expected: Expected::Field { case: 1, name: "W" },
+                reason: format!("sheets up to {w} x {h} need more than {MAX_POSITIONS} positions"),
+            },
+        });
+    }
+    let game = Sheets::new(w, h);
+    let values = evaluate(&game, &game.levels(), sequential);
+    let mut out = Vec::new();
+    match output {
+        Output::Judge => {
+            for &(a, b) in &sheets {
+                let win = values[game.id(a, b) as usize] != 0;
+                out.extend_from_slice(if win { b"WIN\n" } else { b"LOSE\n" });
+            }
+        }
+        Output::Table => {
+            out.extend_from_slice(b"w,h,grundy\n");
+            for v in 0..game.node_count() as u32 {
+                let (a, b) = game.sides(v);
+                out.extend_from_slice(format!("{a},{b},{}\n", values[v as usize]).as_bytes());
+            }
+        }
+        Output::Export => {
+            out.extend_from_slice(format!("{}\n", game.node_count()).as_bytes());
+            for v in 0..game.node_count() as u32 {
+                let count = game.move_count(v);
+                out.extend_from_slice(count.to_string().as_bytes());
+                for k in 0..count {
+                    push_move(&mut out, &game.parts(v, k));
+                }
+                out.push(b'\n');
+            }
+            for &(a, b) in &sheets {
+                out.extend_from_slice(format!("1 {}\n", game.id(a, b)).as_bytes());
+            }
+            out.extend_from_slice(b"0\n");
+        }
+    }
+    Ok(out)
+}

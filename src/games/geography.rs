@@ -1,0 +1,138 @@
+//! POJ 2599, A funny game: airports joined by flights that form a tree; starting at airport m,
+//! players alternately fly from the current airport to one not yet visited; who cannot fly
+//! loses. On a tree the visited airports are the path from m, so a move goes to a child of the
+//! current airport in the tree rooted at m: the game is that rooted tree, an explicit graph,
+//! ordered by Kahn and evaluated by the engine like any chess-format case.
+//!
+//! Input: cases to the end, each `n m`, then n-1 lines `a b` (airports 1..n); output
+//! `First player wins flying to airport X` (the smallest winning X) or `First player loses`.
+
+use super::{expect_field, field_at_least, push_move, Output, MAX_POSITIONS};
+use crate::error::{Expected, ParseError, ParseErrorKind};
+use crate::eval;
+use crate::graph::Csr;
+use crate::lexer::Lexer;
+use crate::topo;
+
+/// The tree rooted at `root`: each airport's children in increasing order, or the first
+/// airport the flights do not reach from the root (they then do not form a tree).
+pub fn rooted_tree(n: u32, edges: &[(u32, u32)], root: u32) -> Result<Csr, u32> {
+    let undirected = {
+        let mut lists = vec![Vec::new(); n as usize];
+        for &(a, b) in edges {
+            lists[a as usize].push(b);
+            lists[b as usize].push(a);
+        }
+        lists
+    };
+    let mut parent = vec![u32::MAX; n as usize];
+    let mut queue = vec![root];
+    parent[root as usize] = root;
+    let mut head = 0;
+    while let Some(&v) = queue.get(head) {
+        head += 1;
+        for &c in &undirected[v as usize] {
+            if parent[c as usize] == u32::MAX {
+                parent[c as usize] = v;
+                queue.push(c);
+            }
+        }
+    }
+    if let Some(unreached) = parent.iter().position(|&p| p == u32::MAX) {
+        return Err(unreached as u32);
+    }
+    let mut children = vec![Vec::new(); n as usize];
+    for v in 0..n {
+        if v != root {
+            children[parent[v as usize] as usize].push(v);
+        }
+    }
+    children.iter_mut().for_each(|c| c.sort_unstable());
+    Ok(Csr::from_lists(&children).expect("children are airports"))
+}
+
+/// Runs the game on the judge's input.
+pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, ParseError> {
+    let mut lex = Lexer::new(bytes);
+    let mut out = Vec::new();
+    if output == Output::Table {
+        out.extend_from_slice(b"case,airport,grundy\n");
+    }
+    let mut case = 0u64;
+    loop {
+        case += 1;
+        lex.at_token();
+        let start = lex.offset();
+        let Some(n) = field_at_least(&mut lex, case, "n", 1)? else { break };
+        if u64::from(n) > MAX_POSITIONS {
+            let expected = Expected::Field { case, name: "n" };
+            let reason = format!("more than {MAX_POSITIONS} airports");
+            return Err(ParseError {
+                offset: start,
+                kind: ParseErrorKind::Invalid { expected, reason },
+            });
+        }
+        let m = airport(&mut lex, case, "m", n)?;
+        let mut edges = Vec::with_capacity((n as usize - 1).min(lex.remaining() / 4 + 1));
+        for _ in 1..n {
+            edges.push((airport(&mut lex, case, "a", n)?, airport(&mut lex, case, "b", n)?));
+        }
+        let tree = rooted_tree(n, &edges, m).map_err(|unreached| ParseError {
+            offset: start,
+            kind: ParseErrorKind::Invalid {
+                expected: Expected::Field { case, name: "flights" },
+                reason: format!(
+                    "they do not form a tree: airport {} cannot be reached from {}",
+                    unreached + 1,
+                    m + 1
+                ),
+            },
+        })?;
+        let levels = if sequential { topo::levels(&tree) } else { topo::levels_parallel(&tree) }
+            .expect("a rooted tree has no cycle");
+        let values = if sequential {
+            eval::grundy(&tree, &levels)
+        } else {
+            eval::grundy_parallel(&tree, &levels)
+        };
+        match output {
+            Output::Judge => match tree.successors(m).iter().find(|&&c| values[c as usize] == 0) {
+                Some(&x) => out.extend_from_slice(
+                    format!("First player wins flying to airport {}\n", x + 1).as_bytes(),
+                ),
+                None => out.extend_from_slice(b"First player loses\n"),
+            },
+            Output::Table => {
+                for (v, g) in values.iter().enumerate() {
+                    out.extend_from_slice(format!("{case},{},{g}\n", v + 1).as_bytes());
+                }
+            }
+            Output::Export => {
+                out.extend_from_slice(format!("{n}\n").as_bytes());
+                for v in 0..n {
+                    let children = tree.successors(v);
+                    out.extend_from_slice(children.len().to_string().as_bytes());
+                    for &c in children {
+                        push_move(&mut out, &[c]);
+                    }
+                    out.push(b'\n');
+                }
+                out.extend_from_slice(format!("1 {m}\n0\n").as_bytes());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// An airport number `1..=n`, returned 0-based.
+fn airport(lex: &mut Lexer, case: u64, name: &'static str, n: u32) -> Result<u32, ParseError> {
+    lex.at_token();
+    let offset = lex.offset();
+    let a = expect_field(lex, case, name, 1)?;
+    if a > n {
+        let expected = Expected::Field { case, name };
+        let reason = format!("{a} is not an airport (1 to {n})");
+        return Err(ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } });
+    }
+    Ok(a - 1)
+}

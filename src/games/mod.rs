@@ -1,0 +1,79 @@
+//! The seed problems' games, each a move generator on the shared engine (or, for trees, an
+//! explicit graph), reading and writing the judges' formats.
+//!
+//! A game module knows its rules and its judge's format; evaluation is the engine's
+//! ([`crate::eval`]), over levels the game's structure gives (or Kahn's, for explicit graphs).
+
+pub mod crosses;
+pub mod cutting;
+pub mod geography;
+pub mod team_nim;
+
+use crate::error::{Expected, ParseError, ParseErrorKind};
+use crate::eval::{self, Rule};
+use crate::lexer::Lexer;
+use crate::topo::Levels;
+
+/// Most positions a built-in game's table may have: 4 bytes of value and 4 of order each.
+pub const MAX_POSITIONS: u64 = 1 << 30;
+
+/// What a game command produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// The judge's output.
+    Judge,
+    /// The values, as CSV.
+    Table,
+    /// The state graph and one query per input record, in the sums format.
+    Export,
+}
+
+/// Evaluates `rule` over `levels`, in parallel unless `sequential`.
+pub fn evaluate<R: Rule>(rule: &R, levels: &Levels, sequential: bool) -> Vec<u32> {
+    if sequential {
+        eval::grundy(rule, levels)
+    } else {
+        eval::grundy_parallel(rule, levels)
+    }
+}
+
+/// Reads a field that must be at least `min`; `None` at the end of the input.
+pub fn field_at_least(
+    lex: &mut Lexer,
+    case: u64,
+    name: &'static str,
+    min: u32,
+) -> Result<Option<u32>, ParseError> {
+    lex.at_token();
+    let offset = lex.offset();
+    let expected = Expected::Field { case, name };
+    match lex.next_u32(expected)? {
+        Some(v) if v < min => Err(ParseError {
+            offset,
+            kind: ParseErrorKind::Invalid { expected, reason: format!("{v} is below {min}") },
+        }),
+        other => Ok(other),
+    }
+}
+
+/// Reads a field that must be present and at least `min`.
+pub fn expect_field(
+    lex: &mut Lexer,
+    case: u64,
+    name: &'static str,
+    min: u32,
+) -> Result<u32, ParseError> {
+    field_at_least(lex, case, name, min)?
+        .ok_or_else(|| lex.unexpected_end(Expected::Field { case, name }))
+}
+
+/// Appends one sums-format move of the given parts.
+pub fn push_move(out: &mut Vec<u8>, parts: &[u32]) {
+    let mut num = itoa::Buffer::new();
+    out.push(b' ');
+    out.extend_from_slice(num.format(parts.len()).as_bytes());
+    for &p in parts {
+        out.push(b' ');
+        out.extend_from_slice(num.format(p).as_bytes());
+    }
+}
