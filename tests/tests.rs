@@ -2,10 +2,12 @@
 //! link into one test binary.
 
 mod errors;
+mod games;
 mod generate;
 mod large;
 mod oracle;
 mod reports;
 mod seeds;
+mod sums;
 mod threads;
 mod util;
