@@ -266,6 +266,50 @@ mod tests {
         }
     }
 
+    /// One position with many moves whose values follow `f`; every other position is 0.
+    struct Fan {
+        moves: usize,
+        f: fn(usize) -> u32,
+    }
+
+    impl Rule for Fan {
+        fn node_count(&self) -> usize {
+            1
+        }
+        fn move_count(&self, _: u32) -> usize {
+            self.moves
+        }
+        fn move_values(
+            &self,
+            _: u32,
+            moves: Range<usize>,
+            _: &impl Fn(u32) -> u32,
+            mut f: impl FnMut(u32),
+        ) {
+            moves.for_each(|k| f((self.f)(k)));
+        }
+    }
+
+    #[test]
+    fn parallel_mex_inside_a_node_agrees_with_the_sequential_one() {
+        let cases: [(usize, fn(usize) -> u32); 5] = [
+            (PARALLEL_MOVES * 3, |k| (k % 1000) as u32 + u32::from(k % 1000 >= 517)),
+            (PARALLEL_MOVES * 3, |k| (k % 7) as u32),
+            // Every value below the parallel limit is present: the fallback must find 5000.
+            (PARALLEL_MOVES * 3, |k| (k % 5000) as u32),
+            (PARALLEL_MOVES + 1, |k| (PARALLEL_MOVES - k) as u32),
+            (PARALLEL_MOVES * 2, |_| 0),
+        ];
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        for (moves, f) in cases {
+            let fan = Fan { moves, f };
+            let mut mex = Mex::new();
+            let expected = node_value(&fan, 0, &|_| 0, &mut mex);
+            let got = pool.install(|| node_value_parallel(&fan, 0, &|_| 0, &mut mex));
+            assert_eq!(got, expected);
+        }
+    }
+
     #[test]
     fn tournament_values_count_down() {
         let n = 100u32;
