@@ -292,17 +292,19 @@ mod tests {
 
     #[test]
     fn parallel_mex_inside_a_node_agrees_with_the_sequential_one() {
-        let cases: [(usize, fn(usize) -> u32); 5] = [
-            (PARALLEL_MOVES * 3, |k| (k % 1000) as u32 + u32::from(k % 1000 >= 517)),
-            (PARALLEL_MOVES * 3, |k| (k % 7) as u32),
+        let fans = [
+            Fan {
+                moves: PARALLEL_MOVES * 3,
+                f: |k| (k % 1000) as u32 + u32::from(k % 1000 >= 517),
+            },
+            Fan { moves: PARALLEL_MOVES * 3, f: |k| (k % 7) as u32 },
             // Every value below the parallel limit is present: the fallback must find 5000.
-            (PARALLEL_MOVES * 3, |k| (k % 5000) as u32),
-            (PARALLEL_MOVES + 1, |k| (PARALLEL_MOVES - k) as u32),
-            (PARALLEL_MOVES * 2, |_| 0),
+            Fan { moves: PARALLEL_MOVES * 3, f: |k| (k % 5000) as u32 },
+            Fan { moves: PARALLEL_MOVES + 1, f: |k| (PARALLEL_MOVES - k) as u32 },
+            Fan { moves: PARALLEL_MOVES * 2, f: |_| 0 },
         ];
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        for (moves, f) in cases {
-            let fan = Fan { moves, f };
+        for fan in fans {
             let mut mex = Mex::new();
             let expected = node_value(&fan, 0, &|_| 0, &mut mex);
             let got = pool.install(|| node_value_parallel(&fan, 0, &|_| 0, &mut mex));
