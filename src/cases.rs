@@ -141,6 +141,8 @@ impl<'a> CaseReader<'a> {
         let Some(graph) = graph.map_err(|e| self.error(e))? else { return Ok(None) };
         let case = self.case();
         let parse = start.elapsed();
+        // The graph's text is parsed: its pages need not stay mapped while it is evaluated.
+        self.input.release_before(self.bytes_read());
         let start = Instant::now();
         let deps = graph.deps();
         let levels = if self.parallel { topo::levels_parallel(deps) } else { topo::levels(deps) };
@@ -198,6 +200,7 @@ impl<'a> CaseReader<'a> {
                     if bufs.len() >= FLUSH_BYTES {
                         flush(&bufs, Done { bytes: r.offset(), queries: count })?;
                         bufs.clear();
+                        self.input.release_before(r.offset());
                     }
                 }
             }
@@ -207,6 +210,7 @@ impl<'a> CaseReader<'a> {
                     count += batch.len() as u64;
                     flush(&bufs, Done { bytes: r.offset(), queries: count })?;
                     bufs.clear();
+                    self.input.release_before(r.offset());
                     if let Err(bad) = answered {
                         return Err(error(self.input, r.position_error(bad.query, bad.index)));
                     }

@@ -16,10 +16,37 @@ pub const STDOUT_NAME: &str = "<stdout>";
 /// Buffer size: a million one-line answers take a few hundred system calls.
 const BUFFER: usize = 1 << 16;
 
+/// Something a command writes its output to: a [`Sink`], or a plain buffer (tests, fuzzing).
+pub trait Put {
+    /// Writes all of `bytes`.
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Error>;
+}
+
+impl Put for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+impl Put for Sink {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        Sink::put(self, bytes)
+    }
+}
+
 /// Where a command's main output goes.
 pub enum Sink {
     /// Standard output, buffered.
     Stdout(BufWriter<io::StdoutLock<'static>>),
+    /// A path that is not a regular file (`/dev/null`, a FIFO): written in place, since
+    /// renaming a file over it would replace the device or pipe itself.
+    Special {
+        /// The opened path, buffered.
+        file: BufWriter<std::fs::File>,
+        /// The path the user asked for.
+        target: PathBuf,
+    },
     /// A temporary file to be renamed to `target` on success.
     File {
         /// The temporary file, buffered.
@@ -35,6 +62,18 @@ impl Sink {
         match path {
             Some(p) if p.as_os_str() != "-" => {
                 let name = p.display().to_string();
+                if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
+                    if std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
+                        let e = io::Error::new(io::ErrorKind::InvalidInput, "is a directory");
+                        return Err(Error::io(&name, "cannot write", e));
+                    }
+                    let file = std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(p)
+                        .map_err(|e| Error::io(&name, "cannot open", e))?;
+                    let file = BufWriter::with_capacity(BUFFER, file);
+                    return Ok(Sink::Special { file, target: p.to_path_buf() });
+                }
                 let dir = match p.parent() {
                     Some(d) if !d.as_os_str().is_empty() => d,
                     _ => Path::new("."),
@@ -66,7 +105,9 @@ impl Sink {
     pub fn name(&self) -> String {
         match self {
             Sink::Stdout(_) => STDOUT_NAME.to_string(),
-            Sink::File { target, .. } => target.display().to_string(),
+            Sink::File { target, .. } | Sink::Special { target, .. } => {
+                target.display().to_string()
+            }
         }
     }
 
@@ -80,6 +121,9 @@ impl Sink {
         let name = self.name();
         match self {
             Sink::Stdout(mut out) => out.flush().map_err(|e| Error::io(&name, "cannot write", e)),
+            Sink::Special { mut file, .. } => {
+                file.flush().map_err(|e| Error::io(&name, "cannot write", e))
+            }
             Sink::File { temp, target } => {
                 let temp = temp.into_inner().map_err(|e| {
                     let (e, _) = e.into_parts();
@@ -100,6 +144,7 @@ impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Sink::Stdout(out) => out.write(buf),
+            Sink::Special { file, .. } => file.write(buf),
             Sink::File { temp, .. } => temp.write(buf),
         }
     }
@@ -107,6 +152,7 @@ impl Write for Sink {
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self {
             Sink::Stdout(out) => out.write_all(buf),
+            Sink::Special { file, .. } => file.write_all(buf),
             Sink::File { temp, .. } => temp.write_all(buf),
         }
     }
@@ -114,6 +160,7 @@ impl Write for Sink {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Sink::Stdout(out) => out.flush(),
+            Sink::Special { file, .. } => file.flush(),
             Sink::File { temp, .. } => temp.flush(),
         }
     }

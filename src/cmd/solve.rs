@@ -6,11 +6,12 @@
 //! file that appears only if the whole run succeeds.
 
 use crate::cases::CaseReader;
+use crate::cli::Format;
 use crate::cli::SolveArgs;
 use crate::config::Config;
 use crate::error::Error;
 use crate::input::Input;
-use crate::output::Sink;
+use crate::output::{Put, Sink};
 use crate::progress::Progress;
 use crate::query;
 use crate::report::{self, Rows, SOLVE_HEADER};
@@ -20,11 +21,27 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     let input = Input::open(args.file.as_deref())?;
     let mut report = args.report.as_deref().map(|p| Sink::open(Some(p))).transpose()?;
     let mut out = Sink::open(None)?;
+    let mut progress = Progress::new(config.progress, input.bytes().len() as u64);
+    solve(&input, config, args.format, &mut out, report.as_mut(), &mut progress)?;
+    progress.finish();
+    out.finish()?;
+    report.map_or(Ok(()), Sink::finish)
+}
+
+/// Answers every query of `input`: verdict lines to `out`, and report rows (with a header) to
+/// `report` if given. The engine of `grundy solve`, apart from files and terminals.
+pub fn solve(
+    input: &Input,
+    config: &Config,
+    format: Format,
+    out: &mut impl Put,
+    mut report: Option<&mut impl Put>,
+    progress: &mut Progress,
+) -> Result<(), Error> {
     if let Some(report) = &mut report {
         report.put(&Rows::header(SOLVE_HEADER))?;
     }
-    let mut progress = Progress::new(config.progress, input.bytes().len() as u64);
-    let mut reader = CaseReader::new(&input, config, args.format);
+    let mut reader = CaseReader::new(input, config, format);
     while let Some(case) = reader.next_case()? {
         progress.stage(format!("case {}: {} nodes evaluated", case.case, case.graph.node_count()));
         let with_report = report.is_some();
@@ -52,7 +69,5 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
             Ok(())
         })?;
     }
-    progress.finish();
-    out.finish()?;
-    report.map_or(Ok(()), Sink::finish)
+    Ok(())
 }

@@ -1,0 +1,62 @@
+//! Arbitrary bytes through the whole `solve` path (chess and sums formats) and through `query`,
+//! on both code paths. Besides crashes, hangs and oversized allocations (libFuzzer's limits),
+//! it checks that the sequential and the parallel path (with windows of a few bytes, so every
+//! boundary falls somewhere) give the same output and the same error message.
+#![no_main]
+
+use grundy::cli::Format;
+use grundy::cmd::{query, solve};
+use grundy::config::Config;
+use grundy::input::Input;
+use grundy::progress::Progress;
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+
+/// Output, report and error message of one run.
+type Outcome = (Vec<u8>, Vec<u8>, Option<String>);
+
+fn solve_with(input: &Input, config: &Config, format: Format) -> Outcome {
+    let (mut out, mut report) = (Vec::new(), Vec::new());
+    let mut progress = Progress::new(false, 0);
+    let result = solve::solve(input, config, format, &mut out, Some(&mut report), &mut progress);
+    (out, report, result.err().map(|e| e.to_string()))
+}
+
+fn query_with(graph: &Input, queries: &Input, config: &Config, format: Format) -> Outcome {
+    let mut out = Vec::new();
+    let mut progress = Progress::new(false, 0);
+    let result = query::query(graph, queries, config, format, &mut out, &mut progress);
+    (out, Vec::new(), result.err().map(|e| e.to_string()))
+}
+
+/// A one-thread and a two-thread pool, built once: starting threads per input would dominate.
+fn pools() -> &'static (rayon::ThreadPool, rayon::ThreadPool) {
+    static POOLS: OnceLock<(rayon::ThreadPool, rayon::ThreadPool)> = OnceLock::new();
+    POOLS.get_or_init(|| {
+        let build = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+        (build(1), build(2))
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let sequential = Config { threads: 1, chunk_bytes: 1 << 22, progress: false };
+    let parallel = Config { threads: 2, chunk_bytes: 1 + data.first().map_or(0, |&b| b as usize % 16), progress: false };
+    let (one, pool) = pools();
+    let input = Input::from_bytes("<fuzz>", data.to_vec());
+    for format in [Format::Chess, Format::Sums] {
+        let a = one.install(|| solve_with(&input, &sequential, format));
+        let b = pool.install(|| solve_with(&input, &parallel, format));
+        assert_eq!(a, b, "solve, {format:?}");
+    }
+    // A 0xff byte (never valid input) splits the data into a graph and a query file.
+    if let Some(cut) = data.iter().position(|&b| b == 0xff) {
+        let graph = Input::from_bytes("<graph>", data[..cut].to_vec());
+        let queries = Input::from_bytes("<queries>", data[cut + 1..].to_vec());
+        for format in [Format::Chess, Format::Sums] {
+            let a = one.install(|| query_with(&graph, &queries, &sequential, format));
+            let b = pool.install(|| query_with(&graph, &queries, &parallel, format));
+            assert_eq!(a, b, "query, {format:?}");
+        }
+    }
+});
