@@ -293,8 +293,12 @@ fn interrupted_runs_leave_no_file() {
     let dir = tempdir();
     let big = long_run(dir.path());
     let out = dir.path().join("v.csv");
-    let args = ["--threads", "1", "values", big.to_str().unwrap(), "-o", out.to_str().unwrap()];
-    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+    let (big, out) = (big.to_str().unwrap(), out.to_str().unwrap());
+    let values = ["--threads", "1", "values", big, "-o", out];
+    let query = ["--threads", "1", "query", big, big, "-o", out];
+    for (args, signal, code) in
+        [(&values[..], "INT", 130), (&values[..], "TERM", 143), (&query[..], "INT", 130)]
+    {
         let child = grundy().args(args).spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(300));
         let kill = std::process::Command::new("kill")
@@ -303,7 +307,7 @@ fn interrupted_runs_leave_no_file() {
             .unwrap();
         assert!(kill.success());
         let status = child.wait_with_output().unwrap().status;
-        assert_eq!(status.code(), Some(code), "SIG{signal}");
-        assert_eq!(files_in(dir.path()), vec!["big.txt"], "SIG{signal}");
+        assert_eq!(status.code(), Some(code), "SIG{signal} {args:?}");
+        assert_eq!(files_in(dir.path()), vec!["big.txt"], "SIG{signal} {args:?}");
     }
 }

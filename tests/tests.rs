@@ -6,6 +6,7 @@ mod games;
 mod generate;
 mod large;
 mod oracle;
+mod regression;
 mod reports;
 mod seeds;
 mod sums;

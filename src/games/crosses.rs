@@ -7,8 +7,8 @@
 
 use std::ops::Range;
 
-use super::{evaluate, field_at_least, push_move, Output};
-use crate::error::ParseError;
+use super::{evaluate, field_at_least, push_move, Output, MAX_POSITIONS};
+use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::eval::Rule;
 use crate::lexer::Lexer;
 use crate::topo::Levels;
@@ -73,7 +73,16 @@ impl Rule for Strips {
 pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
     let mut strips = Vec::new();
-    while let Some(n) = field_at_least(&mut lex, strips.len() as u64 + 1, "n", 0)? {
+    loop {
+        let case = strips.len() as u64 + 1;
+        lex.at_token();
+        let offset = lex.offset();
+        let Some(n) = field_at_least(&mut lex, case, "n", 0)? else { break };
+        if u64::from(n) >= MAX_POSITIONS {
+            let expected = Expected::Field { case, name: "n" };
+            let reason = format!("{n} cells need more than {MAX_POSITIONS} positions");
+            return Err(ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } });
+        }
         strips.push(n);
     }
     let game = Strips::new(strips.iter().copied().max().unwrap_or(0));

@@ -14,8 +14,9 @@ use crate::eval::{self, Rule};
 use crate::lexer::Lexer;
 use crate::topo::Levels;
 
-/// Most positions a built-in game's table may have: 4 bytes of value and 4 of order each.
-pub const MAX_POSITIONS: u64 = 1 << 30;
+/// Most positions a built-in game's table may have (8 bytes each: a value and a place in the
+/// order), so that a line of input can never ask for more than 2 GiB.
+pub const MAX_POSITIONS: u64 = 1 << 28;
 
 /// What a game command produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,118 @@
+//! Limits and hostile inputs, one test per thing that could break.
+
+use std::os::unix::fs::FileTypeExt;
+
+use crate::util::*;
+
+#[test]
+fn output_to_dev_null_keeps_the_device() {
+    // A temporary file renamed over /dev/null would replace the device (as root, it can).
+    let sample = repo_path("data/chess-sample.txt");
+    let run = run(&["values", sample.to_str().unwrap(), "-o", "/dev/null"], None);
+    assert_eq!(run.ok(), "");
+    let meta = std::fs::metadata("/dev/null").unwrap();
+    assert!(meta.file_type().is_char_device(), "/dev/null is still a device");
+}
+
+#[test]
+fn output_to_a_directory_is_an_error() {
+    let dir = tempdir();
+    let sample = repo_path("data/chess-sample.txt");
+    let target = dir.path().to_str().unwrap();
+    let line = run(&["values", sample.to_str().unwrap(), "-o", target], None).error_line();
+    assert_eq!(line, format!("error: {target}: cannot write: is a directory"));
+}
+
+#[test]
+fn an_empty_file_is_zero_cases() {
+    let dir = tempdir();
+    let empty = write_file(dir.path(), "empty.txt", b"");
+    let blank = write_file(dir.path(), "blank.txt", b"\n \t\r\n");
+    for path in [&empty, &blank] {
+        let file = path.to_str().unwrap();
+        for threads in ["1", "2"] {
+            assert_eq!(run(&["-j", threads, "solve", file], None).ok(), "");
+            assert_eq!(run(&["-j", threads, "solve", "--format", "sums", file], None).ok(), "");
+            let values = run(&["-j", threads, "values", file], None).ok();
+            assert_eq!(values, "case,node,grundy,level,out_degree\n");
+            assert_eq!(
+                run(&["-j", threads, "stats", file], None).ok(),
+                format!("{file}: no cases\n")
+            );
+        }
+        let line = run(&["query", file, file], None).error_line();
+        assert!(line.ends_with("the file has no case, so no graph to query"), "{line}");
+    }
+}
+
+#[test]
+fn an_unreadable_file_is_an_error() {
+    let dir = tempdir();
+    let path = write_file(dir.path(), "secret.txt", b"1 0 1 0\n");
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o000);
+    std::fs::set_permissions(&path, perms).unwrap();
+    let line = if std::fs::File::open(&path).is_err() {
+        solve_file(&path).error_line()
+    } else {
+        // Root reads anything: a file whose reads fail stands in (offset 0 of this process's
+        // own memory is never mapped, so reading /proc/self/mem there fails).
+        solve_file(std::path::Path::new("/proc/self/mem")).error_line()
+    };
+    assert!(line.contains(": cannot read: ") || line.contains(": cannot open: "), "{line}");
+}
+
+#[test]
+fn counts_near_two_to_the_32_fail_at_once_on_both_paths() {
+    let dir = tempdir();
+    for (name, text, expected) in [
+        ("n", &b"4294967295 0"[..], "input ends where the out-degree of node 1 (case 1) was expected"),
+        ("x", b"2 4294967295 1", "input ends where out-position 2 of 4294967295 of node 0 (case 1) was expected"),
+        ("m", b"1 0 4294967295 0 0", "input ends where position 3 of 4294967295 of query 1 (case 1) was expected"),
+        ("k", b"1 4294967295 0", "input ends where the part count of move 2 of 4294967295 of node 0 (case 1) was expected"),
+    ] {
+        let path = write_file(dir.path(), name, text);
+        for threads in ["1", "2"] {
+            let format = if name == "k" { "sums" } else { "chess" };
+            // Under a 256 MiB address-space limit, honouring any of these counts would abort.
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(r#"ulimit -v 262144 && exec "$0" "$@""#)
+                .arg(env!("CARGO_BIN_EXE_grundy"))
+                .args(["-j", threads, "solve", "--format", format, path.to_str().unwrap()])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{name} -j {threads}: {stderr}");
+            assert!(stderr.ends_with(&format!("{expected}\n")), "{name} -j {threads}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn games_refuse_sizes_no_memory_could_hold() {
+    for (game, input, expected) in [
+        (
+            "crosses",
+            &b"4000000000\n"[..],
+            "n of case 1: 4000000000 cells need more than 268435456 positions",
+        ),
+        (
+            "cutting",
+            b"60000 60000\n",
+            "W of case 1: sheets up to 60000 x 60000 need more than 268435456 positions",
+        ),
+        ("geography", b"1000000000 1\n", "n of case 1: more than 268435456 airports"),
+        (
+            "team-nim",
+            b"2000000000 5 1\n",
+            "n of case 1: 4000000000 seats and 5 stones are too many positions",
+        ),
+    ] {
+        let line = run(&["game", game], Some(input)).error_line();
+        assert_eq!(line, format!("error: <stdin>:1:1: {expected}"));
+    }
+    // A claimed tree of 100 million airports in a few bytes fails at the end of the input.
+    let line = run(&["game", "geography"], Some(b"100000000 1\n1 2\n")).error_line();
+    assert_eq!(line, "error: <stdin>:3:1: input ends where a of case 1 was expected");
+}
