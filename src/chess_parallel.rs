@@ -67,9 +67,9 @@ impl<'a> ParChessReader<'a> {
         self.case
     }
 
-    /// Starts the next case and reads its graph; `None` at the end of the input. The queries
-    /// of the previous case must have been read to their end.
-    pub fn next_graph(&mut self) -> Result<Option<Csr>, ParseError> {
+    /// Reads the node count that opens the next case: the case number, the node count and the
+    /// global index of that token; `None` at the end of the input.
+    fn start_case(&mut self) -> Result<Option<(u64, u32, u64)>, ParseError> {
         debug_assert!(!self.case_open, "queries of the previous case were not read");
         self.tokens.consume(std::mem::take(&mut self.done));
         let case = self.case + 1;
@@ -80,8 +80,14 @@ impl<'a> ParChessReader<'a> {
             return Err(self.tokens.missing(0, Expected::NodeCount { case }));
         }
         let n = self.tokens.buf()[0];
-        let first_token = self.tokens.base();
         (self.case, self.query, self.nodes, self.case_open) = (case, 0, n, true);
+        Ok(Some((case, n, self.tokens.base())))
+    }
+
+    /// Starts the next case and reads its graph; `None` at the end of the input. The queries
+    /// of the previous case must have been read to their end.
+    pub fn next_graph(&mut self) -> Result<Option<Csr>, ParseError> {
+        let Some((case, n, first_token)) = self.start_case()? else { return Ok(None) };
         // A bad out-position before the point where the walk failed is the first error.
         let offsets =
             self.walk_nodes(case, n).map_err(|e| self.bad_target(case, n).unwrap_or(e))?;
@@ -145,18 +151,7 @@ impl<'a> ParChessReader<'a> {
     /// Starts the next case and reads its game in the sums format (the parallel twin of
     /// [`ChessReader::next_sums_graph`](crate::chess::ChessReader::next_sums_graph)).
     pub fn next_sums_graph(&mut self) -> Result<Option<SumsGraph>, ParseError> {
-        debug_assert!(!self.case_open, "queries of the previous case were not read");
-        self.tokens.consume(std::mem::take(&mut self.done));
-        let case = self.case + 1;
-        if !self.tokens.ensure(0) {
-            if self.tokens.clean_end() {
-                return Ok(None);
-            }
-            return Err(self.tokens.missing(0, Expected::NodeCount { case }));
-        }
-        let n = self.tokens.buf()[0];
-        let first_token = self.tokens.base();
-        (self.case, self.query, self.nodes, self.case_open) = (case, 0, n, true);
+        let Some((case, n, first_token)) = self.start_case()? else { return Ok(None) };
         let (move_offsets, part_offsets, section_len) =
             self.walk_sums(case, n).map_err(|e| self.bad_part(case, n).unwrap_or(e))?;
         let mut parts = self.tokens.take(section_len);
