@@ -19,6 +19,8 @@ else
 fi
 mkdir -p corpus/solve
 cp ../data/*.txt ../tests/data/*.txt corpus/solve/ 2>/dev/null || true
-cargo "${toolchain[@]}" fuzz run solve "${sanitizer[@]}" -- \
-  -max_total_time="$seconds" -jobs="$jobs" -workers="$jobs" \
-  -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -max_len=4096 -print_final_stats=1
+parallel=()
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")  # logs then go to fuzz-N.log
+cargo "${toolchain[@]}" fuzz run solve "${sanitizer[@]}" -- "${parallel[@]}" \
+  -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+  -max_len=4096 -print_final_stats=1
