@@ -87,7 +87,7 @@ impl Input {
     /// Tells the kernel the mapped bytes before `offset` are not needed for now, so a file much
     /// larger than memory streams through with a bounded resident size. Reading them again
     /// (an error message's line and column) simply maps them again. A no-op for inputs in
-    /// memory, and below [`RELEASE_STEP`] bytes of progress.
+    /// memory, and below `RELEASE_STEP` (64 MiB) of progress.
     pub fn release_before(&self, offset: usize) {
         let Data::Mapped(map) = &self.data else { return };
         let page = 4096;
