@@ -18,7 +18,7 @@ pub struct Progress {
     enabled: bool,
     shown: bool,
     start: Instant,
-    items: u64,
+    stage_start: Instant,
 }
 
 impl Progress {
@@ -35,12 +35,13 @@ impl Progress {
             enabled: wanted && std::io::stderr().is_terminal(),
             shown: false,
             start: Instant::now(),
-            items: 0,
+            stage_start: Instant::now(),
         }
     }
 
     /// Says what is being done (e.g. `case 3: evaluating 1000000 nodes`).
     pub fn stage(&mut self, message: impl Into<std::borrow::Cow<'static, str>>) {
+        self.stage_start = Instant::now();
         self.show_if_due();
         self.bar.set_message(message);
     }
@@ -51,13 +52,13 @@ impl Progress {
         self.bar.set_position(position as u64);
     }
 
-    /// `count` more items (queries, rows) done; shows the count and rate.
-    pub fn items(&mut self, count: u64, what: &str) {
-        self.items += count;
+    /// `done` items (queries, rows) of the current stage `what` are done; shows the count and
+    /// the rate since the stage started.
+    pub fn items(&mut self, done: u64, what: &str) {
         self.show_if_due();
         if self.shown {
-            let rate = self.items as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
-            self.bar.set_message(format!("{} {what} ({rate:.0}/s)", self.items));
+            let rate = done as f64 / self.stage_start.elapsed().as_secs_f64().max(1e-9);
+            self.bar.set_message(format!("{what}: {done} ({rate:.0}/s)"));
         }
     }
 

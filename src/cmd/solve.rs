@@ -66,6 +66,7 @@ pub fn solve(
                 report.put(&bufs.report)?;
             }
             progress.bytes(done.bytes);
+            progress.items(done.queries, &format!("case {} queries", case.case));
             Ok(())
         })?;
     }
