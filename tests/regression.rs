@@ -112,6 +112,10 @@ fn games_refuse_sizes_no_memory_could_hold() {
         let line = run(&["game", game], Some(input)).error_line();
         assert_eq!(line, format!("error: <stdin>:1:1: {expected}"));
     }
+    // Sheets that fit alone but not together: the line that overflows the table is named.
+    let line = run(&["game", "cutting"], Some(b"2 2\n30000 2\n2 30000\n")).error_line();
+    let expected = "W of case 3: sheets up to 30000 x 30000 need more than 268435456 positions";
+    assert_eq!(line, format!("error: <stdin>:3:1: {expected}"));
     // A claimed tree of 100 million airports in a few bytes fails at the end of the input.
     let line = run(&["game", "geography"], Some(b"100000000 1\n1 2\n")).error_line();
     assert_eq!(line, "error: <stdin>:3:1: input ends where a of case 1 was expected");

@@ -99,20 +99,21 @@ impl Rule for Sheets {
 pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
     let mut sheets = Vec::new();
-    while let Some(w) = field_at_least(&mut lex, sheets.len() as u64 + 1, "W", 2)? {
-        let h = expect_field(&mut lex, sheets.len() as u64 + 1, "H", 2)?;
-        sheets.push((w, h));
-    }
-    let w = sheets.iter().map(|s| s.0).max().unwrap_or(2);
-    let h = sheets.iter().map(|s| s.1).max().unwrap_or(2);
-    if u64::from(w - 1) * u64::from(h - 1) > MAX_POSITIONS {
-        return Err(ParseError {
-            offset: 0,
-            kind: ParseErrorKind::Invalid {
-                expected: Expected::Field { case: 1, name: "W" },
-                reason: format!("sheets up to {w} x {h} need more than {MAX_POSITIONS} positions"),
-            },
-        });
+    let (mut w, mut h) = (2, 2);
+    loop {
+        let case = sheets.len() as u64 + 1;
+        lex.at_token();
+        let offset = lex.offset();
+        let Some(a) = field_at_least(&mut lex, case, "W", 2)? else { break };
+        let b = expect_field(&mut lex, case, "H", 2)?;
+        // The table covers every sheet up to the largest width and the largest height.
+        (w, h) = (w.max(a), h.max(b));
+        if u64::from(w - 1) * u64::from(h - 1) > MAX_POSITIONS {
+            let expected = Expected::Field { case, name: "W" };
+            let reason = format!("sheets up to {w} x {h} need more than {MAX_POSITIONS} positions");
+            return Err(ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } });
+        }
+        sheets.push((a, b));
     }
     let game = Sheets::new(w, h);
     let values = evaluate(&game, &game.levels(), sequential);
