@@ -50,7 +50,7 @@ pub fn query(
         |bufs, done| {
             out.put(&bufs.main)?;
             progress.bytes(done.bytes);
-            progress.items(done.queries, &"queries");
+            progress.items(done.queries, "queries");
             Ok(())
         },
     )?;
