@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use super::{evaluate, field_at_least, push_move, Output, MAX_POSITIONS};
+use super::{evaluate, field_at_least, push_export, Output, MAX_POSITIONS};
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::eval::Rule;
 use crate::lexer::Lexer;
@@ -34,11 +34,10 @@ impl Strips {
             .expect("one strip per level")
     }
 
-    /// The strips (at most two) that move `k` of strip `x` leaves.
+    /// Appends the strips (at most two) that move `k` of strip `x` leaves.
     #[inline]
     fn parts(&self, x: u32, k: usize, out: &mut Vec<u32>) {
         let i = k as i64 + 1;
-        out.clear();
         out.extend([i - 3, i64::from(x) - i - 2].into_iter().filter(|&p| p >= 0).map(|p| p as u32));
     }
 }
@@ -101,21 +100,7 @@ pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, Pa
             }
         }
         Output::Export => {
-            out.extend_from_slice(format!("{}\n", game.node_count()).as_bytes());
-            let mut parts = Vec::new();
-            for x in 0..game.node_count() as u32 {
-                let count = game.move_count(x);
-                out.extend_from_slice(count.to_string().as_bytes());
-                for k in 0..count {
-                    game.parts(x, k, &mut parts);
-                    push_move(&mut out, &parts);
-                }
-                out.push(b'\n');
-            }
-            for &n in &strips {
-                out.extend_from_slice(format!("1 {n}\n").as_bytes());
-            }
-            out.extend_from_slice(b"0\n");
+            push_export(&mut out, &game, |x, k, buf| game.parts(x, k, buf), strips.iter().copied());
         }
     }
     Ok(out)

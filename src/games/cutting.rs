@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use super::{evaluate, expect_field, field_at_least, push_move, Output, MAX_POSITIONS};
+use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::eval::Rule;
 use crate::lexer::Lexer;
@@ -133,19 +133,8 @@ pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, Pa
             }
         }
         Output::Export => {
-            out.extend_from_slice(format!("{}\n", game.node_count()).as_bytes());
-            for v in 0..game.node_count() as u32 {
-                let count = game.move_count(v);
-                out.extend_from_slice(count.to_string().as_bytes());
-                for k in 0..count {
-                    push_move(&mut out, &game.parts(v, k));
-                }
-                out.push(b'\n');
-            }
-            for &(a, b) in &sheets {
-                out.extend_from_slice(format!("1 {}\n", game.id(a, b)).as_bytes());
-            }
-            out.extend_from_slice(b"0\n");
+            let queries = sheets.iter().map(|&(a, b)| game.id(a, b));
+            push_export(&mut out, &game, |v, k, buf| buf.extend(game.parts(v, k)), queries);
         }
     }
     Ok(out)

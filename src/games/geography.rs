@@ -7,7 +7,7 @@
 //! Input: cases to the end, each `n m`, then n-1 lines `a b` (airports 1..n); output
 //! `First player wins flying to airport X` (the smallest winning X) or `First player loses`.
 
-use super::{expect_field, field_at_least, push_move, Output, MAX_POSITIONS};
+use super::{expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::eval;
 use crate::graph::Csr;
@@ -108,16 +108,8 @@ pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, Pa
                 }
             }
             Output::Export => {
-                out.extend_from_slice(format!("{n}\n").as_bytes());
-                for v in 0..n {
-                    let children = tree.successors(v);
-                    out.extend_from_slice(children.len().to_string().as_bytes());
-                    for &c in children {
-                        push_move(&mut out, &[c]);
-                    }
-                    out.push(b'\n');
-                }
-                out.extend_from_slice(format!("1 {m}\n0\n").as_bytes());
+                let parts = |v, k: usize, buf: &mut Vec<u32>| buf.push(tree.successors(v)[k]);
+                push_export(&mut out, &tree, parts, [m]);
             }
         }
     }

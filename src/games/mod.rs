@@ -68,13 +68,39 @@ pub fn expect_field(
         .ok_or_else(|| lex.unexpected_end(Expected::Field { case, name }))
 }
 
-/// Appends one sums-format move of the given parts.
-pub fn push_move(out: &mut Vec<u8>, parts: &[u32]) {
+/// Appends a case in the sums format: every position of `rule` with its moves (`parts(v, k,
+/// buf)` fills `buf` with the parts of move `k` of `v`), then one single-token query per
+/// position of `queries`, then the `0` that ends the case. What `--export` writes, for every
+/// game.
+pub fn push_export<R: Rule>(
+    out: &mut Vec<u8>,
+    rule: &R,
+    mut parts: impl FnMut(u32, usize, &mut Vec<u32>),
+    queries: impl IntoIterator<Item = u32>,
+) {
     let mut num = itoa::Buffer::new();
-    out.push(b' ');
-    out.extend_from_slice(num.format(parts.len()).as_bytes());
-    for &p in parts {
-        out.push(b' ');
-        out.extend_from_slice(num.format(p).as_bytes());
+    let mut buf = Vec::new();
+    out.extend_from_slice(num.format(rule.node_count()).as_bytes());
+    out.push(b'\n');
+    for v in 0..rule.node_count() as u32 {
+        let count = rule.move_count(v);
+        out.extend_from_slice(num.format(count).as_bytes());
+        for k in 0..count {
+            buf.clear();
+            parts(v, k, &mut buf);
+            out.push(b' ');
+            out.extend_from_slice(num.format(buf.len()).as_bytes());
+            for &p in &buf {
+                out.push(b' ');
+                out.extend_from_slice(num.format(p).as_bytes());
+            }
+        }
+        out.push(b'\n');
     }
+    for q in queries {
+        out.extend_from_slice(b"1 ");
+        out.extend_from_slice(num.format(q).as_bytes());
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"0\n");
 }

@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use super::{evaluate, expect_field, field_at_least, push_move, Output, MAX_POSITIONS};
+use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::eval::Rule;
 use crate::lexer::Lexer;
@@ -135,16 +135,8 @@ pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, Pa
                 }
             }
             Output::Export => {
-                out.extend_from_slice(format!("{}\n", table.node_count()).as_bytes());
-                for v in 0..table.node_count() as u32 {
-                    let count = table.move_count(v);
-                    out.extend_from_slice(count.to_string().as_bytes());
-                    for k in 0..count {
-                        push_move(&mut out, &[table.target(v, k)]);
-                    }
-                    out.push(b'\n');
-                }
-                out.extend_from_slice(format!("1 {}\n0\n", table.id(0, stones)).as_bytes());
+                let parts = |v, k, buf: &mut Vec<u32>| buf.push(table.target(v, k));
+                push_export(&mut out, &table, parts, [table.id(0, stones)]);
             }
         }
     }
