@@ -27,29 +27,6 @@ impl Mex {
         Mex::default()
     }
 
-    /// The smallest non-negative integer not among `values`, which has at most `count` items.
-    #[inline]
-    pub fn of(&mut self, count: usize, values: impl IntoIterator<Item = u32>) -> u32 {
-        // Small sets, the common case, fit a 64-bit mask: no scratch memory touched at all.
-        if count < 64 {
-            let mut mask = 0u64;
-            for x in values {
-                if x < 64 {
-                    mask |= 1 << x;
-                }
-            }
-            return (!mask).trailing_zeros();
-        }
-        self.next_stamp(count + 1);
-        for x in values {
-            if let Some(slot) = self.seen.get_mut(x as usize) {
-                *slot = self.stamp;
-            }
-        }
-        let stamp = self.stamp;
-        self.seen[..=count].iter().position(|&s| s != stamp).unwrap_or(count) as u32
-    }
-
     /// Starts a new call with at least `len` slots.
     fn next_stamp(&mut self, len: usize) {
         if self.seen.len() < len {
@@ -235,6 +212,32 @@ mod tests {
     use super::*;
     use crate::topo::levels;
 
+    /// One position whose moves have the given values.
+    struct Moves<'a>(&'a [u32]);
+
+    impl Rule for Moves<'_> {
+        fn node_count(&self) -> usize {
+            1
+        }
+        fn move_count(&self, _: u32) -> usize {
+            self.0.len()
+        }
+        fn move_values(
+            &self,
+            _: u32,
+            moves: Range<usize>,
+            _: &impl Fn(u32) -> u32,
+            f: impl FnMut(u32),
+        ) {
+            self.0[moves].iter().copied().for_each(f);
+        }
+    }
+
+    /// The mex of `values`, through [`node_value`], the evaluator's one mex.
+    fn mex_of(mex: &mut Mex, values: &[u32]) -> u32 {
+        node_value(&Moves(values), 0, &|_| 0, mex)
+    }
+
     fn naive_mex(values: &[u32]) -> u32 {
         (0..).find(|x| !values.contains(x)).unwrap()
     }
@@ -253,7 +256,7 @@ mod tests {
                     (state % (len as u64 + 3)) as u32
                 })
                 .collect();
-            assert_eq!(mex.of(values.len(), values.iter().copied()), naive_mex(&values));
+            assert_eq!(mex_of(&mut mex, &values), naive_mex(&values));
         }
     }
 
@@ -261,8 +264,8 @@ mod tests {
     fn mex_of_full_ranges() {
         let mut mex = Mex::new();
         for n in [0u32, 1, 63, 64, 65, 1000] {
-            assert_eq!(mex.of(n as usize, 0..n), n);
-            assert_eq!(mex.of(n as usize, (0..n).rev()), n);
+            assert_eq!(mex_of(&mut mex, &(0..n).collect::<Vec<_>>()), n);
+            assert_eq!(mex_of(&mut mex, &(0..n).rev().collect::<Vec<_>>()), n);
         }
     }
 
