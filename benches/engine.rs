@@ -11,21 +11,13 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use grundy::chess::ChessReader;
 use grundy::chess_parallel::ParChessReader;
 use grundy::config::DEFAULT_CHUNK_BYTES;
-use grundy::generate::{generate, Shape, Spec};
+use grundy::generate::{generate, Edges, Spec};
 use grundy::{eval, query, topo};
 
 fn input() -> Vec<u8> {
-    let spec = Spec {
-        nodes: 200_000,
-        avg_degree: 10.0,
-        queries: 200_000,
-        max_tokens: 10,
-        cases: 1,
-        seed: 1,
-        shape: Shape::Random,
-    };
+    let spec = Spec { edges: Edges::Mean(10.0), queries: 200_000, seed: 1, ..Spec::new(200_000) };
     let mut bytes = Vec::new();
-    generate(&spec, &mut bytes).expect("in-memory write");
+    generate(&spec, &mut bytes, false, &()).expect("in-memory write");
     bytes
 }
 
@@ -35,8 +27,8 @@ fn stages(c: &mut Criterion) {
     let pool = rayon::ThreadPoolBuilder::new().build().unwrap();
     let bytes = input();
     let graph = ChessReader::new(&bytes).next_graph().unwrap().unwrap();
-    let levels = topo::levels(&graph).unwrap();
-    let values = eval::grundy(&graph, &levels);
+    let levels = topo::levels(&graph, &()).unwrap();
+    let values = eval::grundy(&graph, &levels, &());
 
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(bytes.len() as u64));
@@ -69,17 +61,17 @@ fn stages(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("levels");
     group.throughput(Throughput::Elements(graph.edge_count() as u64));
-    group.bench_function("sequential", |b| b.iter(|| topo::levels(&graph).unwrap()));
+    group.bench_function("sequential", |b| b.iter(|| topo::levels(&graph, &()).unwrap()));
     group.bench_function("parallel", |b| {
-        b.iter(|| pool.install(|| topo::levels_parallel(&graph).unwrap()))
+        b.iter(|| pool.install(|| topo::levels_parallel(&graph, &()).unwrap()))
     });
     group.finish();
 
     let mut group = c.benchmark_group("evaluate");
     group.throughput(Throughput::Elements(graph.edge_count() as u64));
-    group.bench_function("sequential", |b| b.iter(|| eval::grundy(&graph, &levels)));
+    group.bench_function("sequential", |b| b.iter(|| eval::grundy(&graph, &levels, &())));
     group.bench_function("parallel", |b| {
-        b.iter(|| pool.install(|| eval::grundy_parallel(&graph, &levels)))
+        b.iter(|| pool.install(|| eval::grundy_parallel(&graph, &levels, &())))
     });
     group.finish();
 

@@ -2,23 +2,28 @@
 //! through its queries, on the sequential or the parallel code path.
 //!
 //! Commands differ only in what they do with an evaluated case and with each query, so they
-//! pass closures; this module owns the choice of path, the error positions and the timing.
+//! pass closures; this module owns the choice of path, the error positions, the timing, and
+//! the progress of each stage (reading, ordering, evaluating, answering), reported through a
+//! [`Meter`].
 
 use std::time::{Duration, Instant};
 
 use crate::chess::ChessReader;
 use crate::chess_parallel::ParChessReader;
-use crate::cli::Format;
 use crate::config::Config;
 use crate::error::{Error, ParseError};
 use crate::eval;
+use crate::format::Format;
 use crate::input::Input;
+use crate::meter::{Meter, Stage, Unit};
 use crate::query::{self, Bufs};
 use crate::sums::GameGraph;
 use crate::topo::{self, Levels};
 
 /// Flush answered queries to their outputs once this many bytes are buffered (sequential path).
 const FLUSH_BYTES: usize = 1 << 16;
+/// Queries read between two progress reports (sequential path).
+const QUERIES_PER_REPORT: u64 = 1 << 12;
 
 /// A case's graph, ordered and evaluated.
 #[derive(Debug)]
@@ -48,49 +53,77 @@ pub struct StageTimes {
     pub queries: Duration,
 }
 
-/// How far a run has got, passed with each flush of answers.
-#[derive(Debug, Clone, Copy)]
-pub struct Done {
-    /// Bytes of the input read.
-    pub bytes: usize,
-    /// Queries of the case answered.
-    pub queries: u64,
-}
-
 /// Reads the cases of one input on the path `config` selects.
 pub struct CaseReader<'a> {
     input: &'a Input,
     format: Format,
     parallel: bool,
+    chunk_bytes: usize,
     inner: Inner<'a>,
     positions: Vec<u32>,
+    meter: &'a dyn Meter,
 }
 
 enum Inner<'a> {
     Sequential(ChessReader<'a>),
     Parallel(ParChessReader<'a>),
+    /// An edge list: one graph, read whole on the first call.
+    Edges {
+        /// True once the graph has been read.
+        read: bool,
+    },
 }
 
 impl<'a> CaseReader<'a> {
-    /// A reader at the start of `input`, a file in `format`.
-    pub fn new(input: &'a Input, config: &Config, format: Format) -> CaseReader<'a> {
-        let inner = if config.sequential() {
-            Inner::Sequential(ChessReader::new(input.bytes()))
-        } else {
-            Inner::Parallel(ParChessReader::new(input.bytes(), config.chunk_bytes))
+    /// A reader at the start of `input`, a file in `format`, reporting progress to `meter`.
+    pub fn new(
+        input: &'a Input,
+        config: &Config,
+        format: Format,
+        meter: &'a dyn Meter,
+    ) -> CaseReader<'a> {
+        let inner = match format {
+            Format::Edges { .. } => Inner::Edges { read: false },
+            _ if config.sequential() => {
+                Inner::Sequential(ChessReader::new(input.bytes()).with_meter(meter))
+            }
+            _ => Inner::Parallel(
+                ParChessReader::new(input.bytes(), config.chunk_bytes).with_meter(meter),
+            ),
         };
-        CaseReader { input, format, parallel: !config.sequential(), inner, positions: Vec::new() }
+        CaseReader {
+            input,
+            format,
+            parallel: !config.sequential(),
+            chunk_bytes: config.chunk_bytes,
+            inner,
+            positions: Vec::new(),
+            meter,
+        }
     }
 
     /// A reader of `input` as a file of queries only, on a graph of `nodes` nodes.
-    pub fn queries_only(input: &'a Input, config: &Config, nodes: u32) -> CaseReader<'a> {
+    pub fn queries_only(
+        input: &'a Input,
+        config: &Config,
+        nodes: u32,
+        meter: &'a dyn Meter,
+    ) -> CaseReader<'a> {
+        let bytes = input.bytes();
         let inner = if config.sequential() {
-            Inner::Sequential(ChessReader::queries_only(input.bytes(), nodes))
+            Inner::Sequential(ChessReader::queries_only(bytes, nodes))
         } else {
-            Inner::Parallel(ParChessReader::queries_only(input.bytes(), config.chunk_bytes, nodes))
+            Inner::Parallel(ParChessReader::queries_only(bytes, config.chunk_bytes, nodes))
         };
-        let format = Format::Chess;
-        CaseReader { input, format, parallel: !config.sequential(), inner, positions: Vec::new() }
+        CaseReader {
+            input,
+            format: Format::Chess,
+            parallel: !config.sequential(),
+            chunk_bytes: config.chunk_bytes,
+            inner,
+            positions: Vec::new(),
+            meter,
+        }
     }
 
     /// Bytes of the input read so far (for progress).
@@ -98,6 +131,7 @@ impl<'a> CaseReader<'a> {
         match &self.inner {
             Inner::Sequential(r) => r.offset(),
             Inner::Parallel(r) => r.offset(),
+            Inner::Edges { read } => usize::from(*read) * self.input.bytes().len(),
         }
     }
 
@@ -107,6 +141,7 @@ impl<'a> CaseReader<'a> {
         let offset = match &mut self.inner {
             Inner::Sequential(r) => r.next_token_offset(),
             Inner::Parallel(r) => r.next_token_offset(),
+            Inner::Edges { .. } => None,
         };
         match offset {
             None => Ok(()),
@@ -126,41 +161,59 @@ impl<'a> CaseReader<'a> {
     /// Reads, orders and evaluates the next case; `None` at the end of the input.
     pub fn next_case(&mut self) -> Result<Option<Evaluated>, Error> {
         let start = Instant::now();
-        let graph = match (&mut self.inner, self.format) {
-            (Inner::Sequential(r), Format::Chess) => {
-                r.next_graph().map(|g| g.map(GameGraph::Chess))
-            }
-            (Inner::Sequential(r), Format::Sums) => {
-                r.next_sums_graph().map(|g| g.map(GameGraph::Sums))
-            }
-            (Inner::Parallel(r), Format::Chess) => r.next_graph().map(|g| g.map(GameGraph::Chess)),
-            (Inner::Parallel(r), Format::Sums) => {
-                r.next_sums_graph().map(|g| g.map(GameGraph::Sums))
-            }
-        };
-        let Some(graph) = graph.map_err(|e| self.error(e))? else { return Ok(None) };
-        let case = self.case();
+        let total = self.input.bytes().len() as u64;
+        let case = self.case() + 1;
+        self.stage(case, "reading", Unit::Bytes, total);
+        let Some(graph) = self.next_graph().map_err(|e| self.error(e))? else { return Ok(None) };
         let parse = start.elapsed();
         // The graph's text is parsed: its pages need not stay mapped while it is evaluated.
         self.input.release_before(self.bytes_read());
         let start = Instant::now();
+        let nodes = graph.node_count() as u64;
+        self.stage(case, "ordering", Unit::Nodes, nodes);
         let deps = graph.deps();
-        let levels = if self.parallel { topo::levels_parallel(deps) } else { topo::levels(deps) };
-        let levels = levels.map_err(|cycle| Error::Cycle {
+        let order = if self.parallel { topo::levels_parallel } else { topo::levels };
+        let levels = order(deps, self.meter).map_err(|cycle| Error::Cycle {
             path: self.input.name().to_string(),
             case,
             cycle,
         })?;
         let order = start.elapsed();
         let start = Instant::now();
+        self.stage(case, "evaluating", Unit::Nodes, nodes);
+        let meter = self.meter;
         let values = match (&graph, self.parallel) {
-            (GameGraph::Chess(g), true) => eval::grundy_parallel(g, &levels),
-            (GameGraph::Chess(g), false) => eval::grundy(g, &levels),
-            (GameGraph::Sums(g), true) => eval::grundy_parallel(g, &levels),
-            (GameGraph::Sums(g), false) => eval::grundy(g, &levels),
+            (GameGraph::Chess(g), true) => eval::grundy_parallel(g, &levels, meter),
+            (GameGraph::Chess(g), false) => eval::grundy(g, &levels, meter),
+            (GameGraph::Sums(g), true) => eval::grundy_parallel(g, &levels, meter),
+            (GameGraph::Sums(g), false) => eval::grundy(g, &levels, meter),
         };
         let times = StageTimes { parse, order, evaluate: start.elapsed(), queries: Duration::ZERO };
         Ok(Some(Evaluated { case, graph, levels, values, times }))
+    }
+
+    /// Reads the next case's graph in the reader's format.
+    fn next_graph(&mut self) -> Result<Option<GameGraph>, ParseError> {
+        let sums = self.format == Format::Sums;
+        match &mut self.inner {
+            Inner::Sequential(r) if sums => Ok(r.next_sums_graph()?.map(GameGraph::Sums)),
+            Inner::Sequential(r) => Ok(r.next_graph()?.map(GameGraph::Chess)),
+            Inner::Parallel(r) if sums => Ok(r.next_sums_graph()?.map(GameGraph::Sums)),
+            Inner::Parallel(r) => Ok(r.next_graph()?.map(GameGraph::Chess)),
+            Inner::Edges { read: true } => Ok(None),
+            Inner::Edges { read } => {
+                let Format::Edges { nodes } = self.format else { unreachable!("edges reader") };
+                *read = true;
+                let (bytes, window) = (self.input.bytes(), self.chunk_bytes);
+                let graph = crate::edges::read(bytes, nodes, self.parallel, window, self.meter)?;
+                Ok(Some(GameGraph::Chess(graph)))
+            }
+        }
+    }
+
+    /// Tells the meter a stage of `case` starts.
+    fn stage(&self, case: u64, name: &'static str, unit: Unit, total: u64) {
+        self.meter.start(Stage { case, name, unit, total });
     }
 
     /// The 1-based number of the current case.
@@ -168,20 +221,23 @@ impl<'a> CaseReader<'a> {
         match &self.inner {
             Inner::Sequential(r) => r.case(),
             Inner::Parallel(r) => r.case(),
+            Inner::Edges { read } => u64::from(*read),
         }
     }
 
     /// Goes through the rest of the current case's queries: `answer(query_number, positions,
-    /// bufs)` fills buffers (in parallel on the parallel path), `flush(bufs, done)` writes them,
-    /// in input order (`done` tells how far the run is, for progress). Returns the number of
-    /// queries.
+    /// bufs)` fills buffers (in parallel on the parallel path), `flush(bufs)` writes them, in
+    /// input order. Returns the number of queries.
     pub fn queries<A, W>(&mut self, answer: A, mut flush: W) -> Result<u64, Error>
     where
         A: Fn(u64, &[u32], &mut Bufs) + Sync,
-        W: FnMut(&Bufs, Done) -> Result<(), Error>,
+        W: FnMut(&Bufs) -> Result<(), Error>,
     {
         let mut bufs = Bufs::default();
         let mut count = 0u64;
+        let total = self.input.bytes().len() as u64;
+        self.stage(self.case(), "answering", Unit::Bytes, total);
+        let meter = self.meter;
         match &mut self.inner {
             Inner::Sequential(r) => {
                 loop {
@@ -191,16 +247,19 @@ impl<'a> CaseReader<'a> {
                         Err(e) => {
                             // What was answered before the bad query is written, as the
                             // parallel path writes its batches before reporting.
-                            flush(&bufs, Done { bytes: r.offset(), queries: count })?;
+                            flush(&bufs)?;
                             return Err(error(self.input, e));
                         }
                     }
                     count += 1;
                     answer(count, &self.positions, &mut bufs);
                     if bufs.len() >= FLUSH_BYTES {
-                        flush(&bufs, Done { bytes: r.offset(), queries: count })?;
+                        flush(&bufs)?;
                         bufs.clear();
                         self.input.release_before(r.offset());
+                    }
+                    if count % QUERIES_PER_REPORT == 0 {
+                        meter.set(r.offset() as u64);
                     }
                 }
             }
@@ -208,24 +267,26 @@ impl<'a> CaseReader<'a> {
                 while let Some(batch) = r.next_queries().map_err(|e| error(self.input, e))? {
                     let answered = query::answer_batch(&batch, &mut bufs, &answer);
                     count += batch.len() as u64;
-                    flush(&bufs, Done { bytes: r.offset(), queries: count })?;
+                    flush(&bufs)?;
                     bufs.clear();
                     self.input.release_before(r.offset());
+                    meter.set(r.offset() as u64);
                     if let Err(bad) = answered {
                         return Err(error(self.input, r.position_error(bad.query, bad.index)));
                     }
                 }
             }
+            Inner::Edges { .. } => {}
         }
         if !bufs.is_empty() {
-            flush(&bufs, Done { bytes: self.bytes_read(), queries: count })?;
+            flush(&bufs)?;
         }
         Ok(count)
     }
 
     /// Reads past the rest of the current case's queries, checking them.
     pub fn skip_queries(&mut self) -> Result<u64, Error> {
-        self.queries(|_, _, _| {}, |_, _| Ok(()))
+        self.queries(|_, _, _| {}, |_| Ok(()))
     }
 
     fn error(&self, e: ParseError) -> Error {

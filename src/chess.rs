@@ -8,7 +8,11 @@
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::graph::Csr;
 use crate::lexer::Lexer;
+use crate::meter::Meter;
 use crate::sums::SumsGraph;
+
+/// Nodes read between two progress reports.
+const NODES_PER_REPORT: u32 = 1 << 16;
 
 /// Reads cases and queries from chess-format bytes.
 #[derive(Debug)]
@@ -17,18 +21,32 @@ pub struct ChessReader<'a> {
     case: u64,
     query: u64,
     nodes: u32,
+    meter: &'a dyn Meter,
 }
 
 impl<'a> ChessReader<'a> {
     /// A reader at the start of `bytes`.
     pub fn new(bytes: &'a [u8]) -> ChessReader<'a> {
-        ChessReader { lex: Lexer::new(bytes), case: 0, query: 0, nodes: 0 }
+        ChessReader { lex: Lexer::new(bytes), case: 0, query: 0, nodes: 0, meter: &() }
     }
 
     /// A reader of `bytes` as queries only (no case header, no graph), on a graph of `nodes`
     /// nodes: the query file of `grundy query`. Errors name no case.
     pub fn queries_only(bytes: &'a [u8], nodes: u32) -> ChessReader<'a> {
-        ChessReader { lex: Lexer::new(bytes), case: 0, query: 0, nodes }
+        ChessReader { nodes, ..ChessReader::new(bytes) }
+    }
+
+    /// This reader, telling `meter` the bytes read while it reads a graph.
+    pub fn with_meter(self, meter: &'a dyn Meter) -> ChessReader<'a> {
+        ChessReader { meter, ..self }
+    }
+
+    /// Reports the bytes read every [`NODES_PER_REPORT`] nodes.
+    #[inline]
+    fn report(&self, node: u32) {
+        if node % NODES_PER_REPORT == 0 {
+            self.meter.set(self.lex.offset() as u64);
+        }
     }
 
     /// Bytes read so far.
@@ -63,6 +81,7 @@ impl<'a> ChessReader<'a> {
         let mut targets: Vec<u32> = Vec::new();
         offsets.push(0u32);
         for node in 0..n {
+            self.report(node);
             let degree = self.lex.expect_u32(Expected::OutDegree { case, node })?;
             targets.reserve(cap(degree, &self.lex));
             for index in 1..=degree {
@@ -95,6 +114,7 @@ impl<'a> ChessReader<'a> {
         let (mut part_offsets, mut parts) = (vec![0u32], Vec::new());
         move_offsets.push(0u32);
         for node in 0..n {
+            self.report(node);
             let of = self.lex.expect_u32(Expected::MoveCount { case, node })?;
             part_offsets.reserve(cap(of, &self.lex));
             for index in 1..=of {

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::graph::Csr;
+use crate::meter::Meter;
 use crate::sums::SumsGraph;
 use crate::tokens::TokenReader;
 
@@ -45,6 +46,11 @@ impl<'a> ParChessReader<'a> {
     /// nodes: the query file of `grundy query`. Errors name no case.
     pub fn queries_only(bytes: &'a [u8], chunk_bytes: usize, nodes: u32) -> ParChessReader<'a> {
         ParChessReader { nodes, case_open: true, ..ParChessReader::new(bytes, chunk_bytes) }
+    }
+
+    /// This reader, telling `meter` the bytes tokenized, window by window.
+    pub fn with_meter(self, meter: &'a dyn Meter) -> ParChessReader<'a> {
+        ParChessReader { tokens: self.tokens.with_meter(meter), ..self }
     }
 
     /// Bytes tokenized so far.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::generate::Shape;
+use crate::generate::{NodeRange, Shape};
 
 /// Sprague-Grundy analyzer for impartial games on large DAGs.
 #[derive(Debug, Parser)]
@@ -55,14 +55,29 @@ pub enum Command {
     Generate(GenerateArgs),
 }
 
-/// The input formats of a game.
+/// The input formats of a game, as `--format` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
+pub enum FormatName {
     /// "A Chess Game": each move leads to one position.
     #[default]
     Chess,
     /// Each move leads to a sum of positions.
     Sums,
+    /// An edge list: one `u v` per line, `#` or `%` comment lines; one graph, no queries.
+    Edges,
+}
+
+/// How the graph file is written: the flags every reading command shares.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FormatArgs {
+    /// Input format: `chess` (node i: X_i then X_i out-positions), `sums` (node i: K_i then
+    /// K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions) or `edges` (one
+    /// `u v` per line, a move from u to v; `#` and `%` lines are comments).
+    #[arg(long, value_enum, default_value_t = FormatName::Chess)]
+    pub format: FormatName,
+    /// Node count of an edge list (`--format edges`) [default: the largest id + 1].
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u32>,
 }
 
 /// Arguments of `grundy solve`.
@@ -70,27 +85,26 @@ pub enum Format {
 pub struct SolveArgs {
     /// Input file; `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
-    /// Input format: `chess` (node i: X_i then X_i out-positions) or `sums` (node i: K_i
-    /// then K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions).
-    #[arg(long, value_enum, default_value_t = Format::Chess)]
-    pub format: Format,
-
+    /// How the input is written.
+    #[command(flatten)]
+    pub format: FormatArgs,
     /// Also write a CSV report, one row per query:
     /// case,query,positions,nim_sum,result,move_from,move_to.
     #[arg(long, value_name = "CSV")]
     pub report: Option<PathBuf>,
+    /// Output file for the WIN/LOSE lines (written whole or not at all); default stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// Arguments of `grundy values`.
 #[derive(Debug, clap::Args)]
 pub struct ValuesArgs {
-    /// Input file; `-` reads stdin.
-    pub file: PathBuf,
-    /// Input format: `chess` (node i: X_i then X_i out-positions) or `sums` (node i: K_i
-    /// then K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions).
-    #[arg(long, value_enum, default_value_t = Format::Chess)]
-    pub format: Format,
-
+    /// Input file; `-` or nothing reads stdin.
+    pub file: Option<PathBuf>,
+    /// How the input is written.
+    #[command(flatten)]
+    pub format: FormatArgs,
     /// Output CSV (written whole or not at all); default stdout. Columns:
     /// case,node,grundy,level,out_degree.
     #[arg(long, short = 'o', value_name = "CSV")]
@@ -100,15 +114,13 @@ pub struct ValuesArgs {
 /// Arguments of `grundy query`.
 #[derive(Debug, clap::Args)]
 pub struct QueryArgs {
-    /// File whose first case is the graph (its queries are ignored).
+    /// File whose first case is the graph (its queries are ignored); `-` reads stdin.
     pub graph: PathBuf,
-    /// Format of the graph file: `chess` (node i: X_i then X_i out-positions) or `sums` (node i: K_i
-    /// then K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions).
-    #[arg(long, value_enum, default_value_t = Format::Chess)]
-    pub format: Format,
-
-    /// File of queries `M p_1 .. p_M` (an optional `0` ends it); `-` reads stdin.
-    pub queries: PathBuf,
+    /// File of queries `M p_1 .. p_M` (an optional `0` ends it); `-` or nothing reads stdin.
+    pub queries: Option<PathBuf>,
+    /// How the input is written.
+    #[command(flatten)]
+    pub format: FormatArgs,
     /// Output CSV (written whole or not at all); default stdout. Columns:
     /// query,positions,nim_sum,result,move_from,move_to.
     #[arg(long, short = 'o', value_name = "CSV")]
@@ -118,13 +130,11 @@ pub struct QueryArgs {
 /// Arguments of `grundy stats`.
 #[derive(Debug, clap::Args)]
 pub struct StatsArgs {
-    /// Input file; `-` reads stdin.
-    pub file: PathBuf,
-    /// Input format: `chess` (node i: X_i then X_i out-positions) or `sums` (node i: K_i
-    /// then K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions).
-    #[arg(long, value_enum, default_value_t = Format::Chess)]
-    pub format: Format,
-
+    /// Input file; `-` or nothing reads stdin.
+    pub file: Option<PathBuf>,
+    /// How the input is written.
+    #[command(flatten)]
+    pub format: FormatArgs,
     /// JSON for scripts instead of the text table.
     #[arg(long)]
     pub json: bool,
@@ -167,21 +177,35 @@ pub struct GameArgs {
 /// Arguments of `grundy generate`.
 #[derive(Debug, clap::Args)]
 pub struct GenerateArgs {
-    /// Nodes per case.
-    #[arg(long, short = 'n', value_name = "N")]
-    pub nodes: u32,
-    /// Mean out-degree (random, layered and wide shapes).
+    /// Nodes per case: `N`, or a range `A..B` (both ends included) to draw each case's size
+    /// from.
+    #[arg(long, short = 'n', value_name = "N|A..B", value_parser = parse_node_range)]
+    pub nodes: NodeRange,
+    /// Mean out-degree (random, layered and wide shapes); degrees are uniform in 0..=2D.
     #[arg(long, value_name = "D", conflicts_with = "edges", default_value_t = 2.0)]
     pub avg_degree: f64,
-    /// About this many edges per case: sets the mean out-degree to EDGES / NODES.
+    /// Exactly this many edges in every case (needs a fixed --nodes).
     #[arg(long, value_name = "E")]
     pub edges: Option<u64>,
-    /// Queries per case.
+    /// No node has more than D out-positions.
+    #[arg(long, value_name = "D")]
+    pub max_out_degree: Option<u32>,
+    /// No repeated out-position in a node's list (no multi-edges).
+    #[arg(long)]
+    pub simple: bool,
+    /// Queries per case (`-q` is --queries here only: elsewhere QUERIES is a file).
     #[arg(long, short = 'q', value_name = "Q", default_value_t = 1000)]
     pub queries: u64,
-    /// Tokens per query are uniform in 1..=M.
+    /// Tokens per query are uniform in --min-tokens..=--max-tokens.
+    #[arg(long, value_name = "M", default_value_t = 1)]
+    pub min_tokens: u32,
+    /// Tokens per query are uniform in --min-tokens..=--max-tokens.
     #[arg(long, value_name = "M", default_value_t = 10)]
     pub max_tokens: u32,
+    /// About this share of the queries (0 to 1) are LOSE, the rest WIN; the generator
+    /// evaluates each graph to choose them [default: tokens uniform at random].
+    #[arg(long, value_name = "F")]
+    pub lose_share: Option<f64>,
     /// Number of cases.
     #[arg(long, value_name = "C", default_value_t = 1)]
     pub cases: u32,
@@ -191,9 +215,36 @@ pub struct GenerateArgs {
     /// Graph structure.
     #[arg(long, value_enum, default_value_t = Shape::Random)]
     pub shape: Shape,
+    /// Node ids in topological order (every edge goes from a smaller id to a larger one)
+    /// instead of shuffled.
+    #[arg(long)]
+    pub sorted: bool,
+    /// Write only the queries (`M p_1 .. p_M` lines), a query file for `grundy query` against
+    /// the graph the same arguments write without this flag.
+    #[arg(long)]
+    pub queries_only: bool,
     /// Output file (written whole or not at all); `-` or nothing writes stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Reads `N`, `A..B` or `A..=B` (both ends included).
+fn parse_node_range(text: &str) -> Result<NodeRange, String> {
+    let number = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|e| format!("{t:?} is not a node count (0 to {}): {e}", u32::MAX))
+    };
+    match text.split_once("..") {
+        None => number(text).map(|n| NodeRange { min: n, max: n }),
+        Some((a, b)) => {
+            let (min, max) = (number(a)?, number(b.strip_prefix('=').unwrap_or(b))?);
+            if min > max {
+                return Err(format!("the range {text} is empty: {min} is above {max}"));
+            }
+            Ok(NodeRange { min, max })
+        }
+    }
 }
 
 #[cfg(test)]
@@ -204,5 +255,15 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn node_ranges_parse_with_both_ends_included() {
+        assert_eq!(parse_node_range("7"), Ok(NodeRange { min: 7, max: 7 }));
+        assert_eq!(parse_node_range("1..100000"), Ok(NodeRange { min: 1, max: 100_000 }));
+        assert_eq!(parse_node_range("3..=5"), Ok(NodeRange { min: 3, max: 5 }));
+        assert!(parse_node_range("5..3").is_err());
+        assert!(parse_node_range("x").is_err());
+        assert!(parse_node_range("1..").is_err());
     }
 }

@@ -1,7 +1,8 @@
 //! Settings shared by every command, resolved from the command line before any work starts.
 
-use crate::cli::Cli;
+use crate::cli::{Cli, FormatArgs, FormatName};
 use crate::error::Error;
+use crate::format::Format;
 
 /// Default bytes tokenized per parallel step: large enough that a rayon dispatch (a few
 /// microseconds) is noise, small enough that the token buffers of a query section stay small
@@ -35,5 +36,18 @@ impl Config {
     /// True when the sequential twins should run.
     pub fn sequential(&self) -> bool {
         self.threads == 1
+    }
+}
+
+/// The input format the user asked for.
+pub fn format(args: &FormatArgs) -> Result<Format, Error> {
+    match (args.format, args.nodes) {
+        (FormatName::Edges, nodes) => Ok(Format::Edges { nodes }),
+        (_, Some(_)) => Err(Error::Usage(
+            "--nodes applies to --format edges only: the other formats give each case's node count"
+                .into(),
+        )),
+        (FormatName::Chess, None) => Ok(Format::Chess),
+        (FormatName::Sums, None) => Ok(Format::Sums),
     }
 }

@@ -45,6 +45,10 @@ pub enum Error {
     /// Arguments that parse but cannot be used together or at all (exit code 2).
     #[error("{0}")]
     Usage(String),
+    /// Every output of the run is a pipe whose reader has gone (`grundy solve big.txt | head`):
+    /// the run stops early, quietly, with exit code 0.
+    #[error("every output was closed by its reader")]
+    OutputClosed,
     /// A well-formed input that exceeds what grundy can represent.
     #[error("{path}: case {case}: {message}")]
     Limit {
@@ -77,10 +81,14 @@ impl Error {
         }
     }
 
-    /// True for a write to a pipe whose reader has gone (`grundy solve big | head`), which
-    /// is not a failure of grundy's.
+    /// True when the run stopped because nobody reads its output any more (`grundy solve big
+    /// | head`), which is not a failure of grundy's.
     pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+        match self {
+            Error::OutputClosed => true,
+            Error::Io { source, .. } => source.kind() == io::ErrorKind::BrokenPipe,
+            _ => false,
+        }
     }
 }
 
@@ -256,6 +264,12 @@ pub enum Expected {
         /// The move's part count.
         of: u32,
     },
+    /// The first node of an edge line `u v` (edge-list format).
+    EdgeFrom,
+    /// The second node of an edge line `u v` (edge-list format).
+    EdgeTo,
+    /// The end of an edge line, after its two node ids (edge-list format).
+    EdgeEnd,
     /// M, the number of tokens of a query (0 ends the case).
     QueryLength {
         /// 1-based case; 0 for a file of queries only.
@@ -296,6 +310,9 @@ impl fmt::Display for Expected {
             Expected::Part { case, node, move_index, index, of } => {
                 write!(f, "part {index} of {of} of move {move_index} of node {node} (case {case})")
             }
+            Expected::EdgeFrom => write!(f, "the first node of an edge line `u v`"),
+            Expected::EdgeTo => write!(f, "the second node of an edge line `u v`"),
+            Expected::EdgeEnd => write!(f, "the end of an edge line `u v`"),
             // Case 0: a query file of its own (`grundy query`), which has no cases.
             Expected::QueryLength { case: 0, query } => {
                 write!(f, "the token count of query {query} (0 ends the queries)")

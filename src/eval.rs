@@ -10,6 +10,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::graph::Csr;
+use crate::meter::{Meter, Ticker};
 use crate::topo::{Levels, INLINE_LEVEL};
 
 /// Reusable scratch for mex computations: no allocation per node once it has grown to the
@@ -163,13 +164,16 @@ pub fn node_value_parallel<R: Rule>(
     }
 }
 
-/// The Grundy value of every node, indexed by node id, evaluated in `levels` order.
-pub fn grundy<R: Rule>(rule: &R, levels: &Levels) -> Vec<u32> {
+/// The Grundy value of every node, indexed by node id, evaluated in `levels` order; the
+/// count of nodes evaluated goes to `meter`.
+pub fn grundy<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Vec<u32> {
     let mut values = vec![0u32; rule.node_count()];
     let mut mex = Mex::new();
-    for &v in levels.order() {
+    let mut ticker = Ticker::new(meter);
+    for (i, &v) in levels.order().iter().enumerate() {
         let x = node_value(rule, v, &|s| values[s as usize], &mut mex);
         values[v as usize] = x;
+        ticker.at(i as u64);
     }
     values
 }
@@ -181,12 +185,14 @@ pub fn grundy<R: Rule>(rule: &R, levels: &Levels) -> Vec<u32> {
 /// Values live in a plain vector that the workers only read: a wide level's values are
 /// collected first and stored after, so no atomics get in the way of the compiler (a game's
 /// tight move loop vectorizes on plain loads, not on atomic ones).
-pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels) -> Vec<u32> {
+pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Vec<u32> {
     let mut values = vec![0u32; rule.node_count()];
     let mut mex = Mex::new();
     let mut level_values = Vec::new();
+    let mut ticker = Ticker::new(meter);
     for l in 0..levels.level_count() {
         let level = levels.level(l);
+        ticker.at(levels.level_start(l) as u64);
         if level.len() < INLINE_LEVEL {
             for &v in level {
                 let x = node_value_parallel(rule, v, &|s| values[s as usize], &mut mex);
@@ -320,8 +326,8 @@ mod tests {
         let n = 100u32;
         let lists: Vec<Vec<u32>> = (0..n).map(|i| (i + 1..n).collect()).collect();
         let g = Csr::from_lists(&lists).unwrap();
-        let values = grundy(&g, &levels(&g).unwrap());
+        let values = grundy(&g, &levels(&g, &()).unwrap(), &());
         assert_eq!(values, (0..n).rev().collect::<Vec<_>>());
-        assert_eq!(grundy_parallel(&g, &levels(&g).unwrap()), values);
+        assert_eq!(grundy_parallel(&g, &levels(&g, &()).unwrap(), &()), values);
     }
 }

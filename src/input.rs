@@ -1,6 +1,10 @@
-//! Opening an input: a memory map for files, a plain read for stdin and pipes.
+//! Opening an input: a memory map for files, a plain read for stdin and pipes, a decompressing
+//! read for gzip and zstd files.
 //!
-//! The map lives behind this one type so the rest of grundy sees only `&[u8]`.
+//! The map lives behind this one type so the rest of grundy sees only `&[u8]`. A compressed
+//! input is recognised by its magic bytes (whatever its name) and decompressed into memory as
+//! it is read: it cannot be mapped, so it costs its decompressed size in memory, like stdin. A
+//! UTF-8 byte-order mark at the start of any input is not part of its text.
 
 use std::fs::File;
 use std::io::Read;
@@ -20,8 +24,51 @@ pub const STDIN_NAME: &str = "<stdin>";
 pub struct Input {
     name: String,
     data: Data,
+    /// Length of a byte-order mark at the start of `data` (0 or 3), not part of the text.
+    bom: usize,
     /// Bytes before this offset have been handed back to the kernel ([`Input::release_before`]).
     released: AtomicUsize,
+}
+
+/// The UTF-8 byte-order mark some editors put at the start of a text file.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+/// How a gzip stream starts.
+const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
+/// How a zstd frame starts.
+const ZSTD_MAGIC: &[u8] = b"\x28\xb5\x2f\xfd";
+
+/// The compressions recognised by their first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compression {
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    fn of(start: &[u8]) -> Option<Compression> {
+        if start.starts_with(GZIP_MAGIC) {
+            Some(Compression::Gzip)
+        } else if start.starts_with(ZSTD_MAGIC) {
+            Some(Compression::Zstd)
+        } else {
+            None
+        }
+    }
+
+    /// All the bytes `reader` decompresses to. Concatenated gzip members (as `cat a.gz b.gz`
+    /// makes) are read as one stream, as `zcat` reads them.
+    fn read_all(self, reader: impl Read) -> std::io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        match self {
+            Compression::Gzip => {
+                flate2::read::MultiGzDecoder::new(reader).read_to_end(&mut bytes)?;
+            }
+            Compression::Zstd => {
+                zstd::stream::read::Decoder::new(reader)?.read_to_end(&mut bytes)?;
+            }
+        }
+        Ok(bytes)
+    }
 }
 
 /// Consumed input is handed back in steps of at least this many bytes.
@@ -45,16 +92,29 @@ impl Input {
 
     /// An input held in memory, reported as `name` (tests, fuzzing).
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Input {
-        Input { name: name.to_string(), data: Data::Owned(bytes), released: AtomicUsize::new(0) }
+        Input::new(name.to_string(), Data::Owned(bytes))
     }
 
-    /// Reads all of stdin: a pipe cannot be mapped.
+    fn new(name: String, data: Data) -> Input {
+        let bom = match &data {
+            Data::Mapped(map) => map.starts_with(BOM),
+            Data::Owned(bytes) => bytes.starts_with(BOM),
+        };
+        Input { name, data, bom: if bom { BOM.len() } else { 0 }, released: AtomicUsize::new(0) }
+    }
+
+    /// Reads all of stdin: a pipe cannot be mapped. Compressed data is decompressed.
     pub fn stdin() -> Result<Input, Error> {
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut bytes)
             .map_err(|e| Error::io(STDIN_NAME, "cannot read", e))?;
+        if let Some(compression) = Compression::of(&bytes) {
+            bytes = compression
+                .read_all(&bytes[..])
+                .map_err(|e| Error::io(STDIN_NAME, "cannot decompress", e))?;
+        }
         Ok(Input::from_bytes(STDIN_NAME, bytes))
     }
 
@@ -72,6 +132,21 @@ impl Input {
             // systems. Both are read instead.
             let mut bytes = Vec::new();
             (&file).read_to_end(&mut bytes).map_err(|e| Error::io(&name, "cannot read", e))?;
+            if let Some(compression) = Compression::of(&bytes) {
+                bytes = compression
+                    .read_all(&bytes[..])
+                    .map_err(|e| Error::io(&name, "cannot decompress", e))?;
+            }
+            return Ok(Input::from_bytes(&name, bytes));
+        }
+        let mut magic = [0u8; 4];
+        let start =
+            read_start(&file, &mut magic).map_err(|e| Error::io(&name, "cannot read", e))?;
+        if let Some(compression) = Compression::of(start) {
+            let reader = std::io::BufReader::with_capacity(1 << 20, &file);
+            let bytes = compression
+                .read_all(reader)
+                .map_err(|e| Error::io(&name, "cannot decompress", e))?;
             return Ok(Input::from_bytes(&name, bytes));
         }
         // SAFETY: the map is read-only and private to this process. Another process truncating
@@ -81,7 +156,7 @@ impl Input {
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(&name, "cannot map", e))?;
         // Advice only: a failure changes speed, never results.
         let _ = map.advise(Advice::Sequential);
-        Ok(Input { name, data: Data::Mapped(map), released: AtomicUsize::new(0) })
+        Ok(Input::new(name, Data::Mapped(map)))
     }
 
     /// Tells the kernel the mapped bytes before `offset` are not needed for now, so a file much
@@ -91,7 +166,7 @@ impl Input {
     pub fn release_before(&self, offset: usize) {
         let Data::Mapped(map) = &self.data else { return };
         let page = 4096;
-        let end = offset.min(map.len()) / page * page;
+        let end = (self.bom + offset).min(map.len()) / page * page;
         let start = self.released.load(Ordering::Relaxed);
         if end < start + RELEASE_STEP {
             return;
@@ -112,11 +187,55 @@ impl Input {
         &self.name
     }
 
-    /// All the input's bytes.
+    /// All the input's bytes (after a byte-order mark, if it has one).
     pub fn bytes(&self) -> &[u8] {
-        match &self.data {
+        let all: &[u8] = match &self.data {
             Data::Mapped(map) => map,
             Data::Owned(bytes) => bytes,
+        };
+        &all[self.bom..]
+    }
+}
+
+/// Reads the first bytes of `file` (up to `buf`'s length) with positioned reads, leaving the
+/// file's cursor where it was.
+fn read_start<'b>(file: &File, buf: &'b mut [u8]) -> std::io::Result<&'b [u8]> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(file, &mut buf[filled..], filled as u64)?;
+        #[cfg(not(unix))]
+        let n = std::os::windows::fs::FileExt::seek_read(file, &mut buf[filled..], filled as u64)?;
+        if n == 0 {
+            break;
         }
+        filled += n;
+    }
+    Ok(&buf[..filled])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_not_text() {
+        assert_eq!(Input::from_bytes("x", b"\xef\xbb\xbf1 0\n".to_vec()).bytes(), b"1 0\n");
+        assert_eq!(Input::from_bytes("x", b"\xef\xbb".to_vec()).bytes(), b"\xef\xbb");
+    }
+
+    #[test]
+    fn gzip_and_zstd_are_recognised_by_their_first_bytes() {
+        use std::io::Write;
+        let text = b"2\n1 1\n0\n1 0\n".repeat(1000);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&text).unwrap();
+        let gz = gz.finish().unwrap();
+        let zst = zstd::stream::encode_all(&text[..], 1).unwrap();
+        for packed in [gz, zst] {
+            let compression = Compression::of(&packed).expect("recognised");
+            assert_eq!(compression.read_all(&packed[..]).unwrap(), text);
+        }
+        assert_eq!(Compression::of(b"1 0"), None);
     }
 }

@@ -180,15 +180,21 @@ impl<'a> Lexer<'a> {
 
     /// The token starting at `start`, shortened for an error message.
     fn quote(&self, start: usize) -> String {
-        let rest = &self.bytes[start..];
-        let len = rest.iter().position(|&b| is_space(b)).unwrap_or(rest.len());
-        let shown = &rest[..len.min(QUOTE_MAX)];
-        let mut text = String::from_utf8_lossy(shown).into_owned();
-        if len > QUOTE_MAX {
-            text.push_str("...");
-        }
-        text
+        quote(self.bytes, start)
     }
+}
+
+/// The token of `bytes` starting at `start` (up to whitespace), shortened and lossily decoded
+/// for an error message.
+pub fn quote(bytes: &[u8], start: usize) -> String {
+    let rest = &bytes[start.min(bytes.len())..];
+    let len = rest.iter().position(|&b| is_space(b)).unwrap_or(rest.len());
+    let shown = &rest[..len.min(QUOTE_MAX)];
+    let mut text = String::from_utf8_lossy(shown).into_owned();
+    if len > QUOTE_MAX {
+        text.push_str("...");
+    }
+    text
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Large arrays on huge pages, where the kernel offers them.
+//! Large arrays on huge pages, where the kernel offers them; the peak memory of the run.
 //!
 //! Evaluating a random graph is a stream of random reads and writes over arrays of hundreds of
 //! MB; with 4 KiB pages most of them miss the TLB as well as the cache. Transparent huge pages
@@ -49,6 +49,26 @@ fn advise(addr: usize, len: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise(_addr: usize, _len: usize) {}
+
+/// The peak resident memory of this process so far, in bytes, where the system tells it.
+#[cfg(unix)]
+pub fn peak_bytes() -> Option<u64> {
+    // SAFETY: getrusage only writes the struct it is given, which is a valid, owned,
+    // zero-initialised `rusage`; RUSAGE_SELF is a valid `who`.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        (libc::getrusage(libc::RUSAGE_SELF, &mut usage) == 0).then_some(usage)
+    }?;
+    // Linux reports kilobytes; macOS bytes.
+    let scale = if cfg!(target_os = "macos") { 1 } else { 1024 };
+    u64::try_from(usage.ru_maxrss).ok().map(|kb| kb * scale)
+}
+
+/// The peak resident memory of this process, where the system tells it (not here).
+#[cfg(not(unix))]
+pub fn peak_bytes() -> Option<u64> {
+    None
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,5 @@
 //! Writing results: to stdout, or to a file that appears only when the whole run succeeded.
+//! A pipe closed by its reader stops that output only (see [`Sink`]).
 //!
 //! A file output is written to a temporary file in the target's folder (same file system, so
 //! the final rename is atomic) and renamed over the target by [`Sink::finish`]. A run that fails
@@ -9,6 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+use crate::progress::Progress;
 
 /// Name used for standard output in messages.
 pub const STDOUT_NAME: &str = "<stdout>";
@@ -20,6 +22,11 @@ const BUFFER: usize = 1 << 16;
 pub trait Put {
     /// Writes all of `bytes`.
     fn put(&mut self, bytes: &[u8]) -> Result<(), Error>;
+
+    /// True when nobody reads this output any more (a pipe closed by its reader).
+    fn is_closed(&self) -> bool {
+        false
+    }
 }
 
 impl Put for Vec<u8> {
@@ -33,20 +40,30 @@ impl Put for Sink {
     fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
         Sink::put(self, bytes)
     }
+
+    fn is_closed(&self) -> bool {
+        Sink::is_closed(self)
+    }
 }
 
-/// Where a command's main output goes.
-pub enum Sink {
-    /// Standard output, buffered.
-    Stdout(BufWriter<io::StdoutLock<'static>>),
+/// Where a command's output goes, and whether its reader has gone.
+///
+/// A pipe whose reader has closed it (`grundy solve big.txt --report r.csv | head -1`) is not
+/// a failure: the sink becomes *closed* and drops what is written to it from then on, so the
+/// run goes on for the outputs still wanted (the report); a command stops early only when
+/// every output it has is closed ([`Error::OutputClosed`]).
+pub struct Sink {
+    kind: Kind,
+    name: String,
+    closed: bool,
+}
+
+enum Kind {
+    /// Standard output, buffered; writes suspend the progress bar when there is one.
+    Stdout(BufWriter<Terminal>),
     /// A path that is not a regular file (`/dev/null`, a FIFO): written in place, since
     /// renaming a file over it would replace the device or pipe itself.
-    Special {
-        /// The opened path, buffered.
-        file: BufWriter<std::fs::File>,
-        /// The path the user asked for.
-        target: PathBuf,
-    },
+    Special(BufWriter<std::fs::File>),
     /// A temporary file to be renamed to `target` on success.
     File {
         /// The temporary file, buffered.
@@ -56,75 +73,115 @@ pub enum Sink {
     },
 }
 
+/// Standard output, with the progress bar (if any) cleared around each write, so that
+/// answers printed on the bar's terminal are never drawn over.
+struct Terminal {
+    out: io::StdoutLock<'static>,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Write for Terminal {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| self.out.write(buf)),
+            None => self.out.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
 impl Sink {
     /// Stdout when `path` is `None` or `-`, else a temporary file beside `path`.
     pub fn open(path: Option<&Path>) -> Result<Sink, Error> {
-        match path {
-            Some(p) if p.as_os_str() != "-" => {
-                let name = p.display().to_string();
-                if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
-                    if std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
-                        let e = io::Error::new(io::ErrorKind::InvalidInput, "is a directory");
-                        return Err(Error::io(&name, "cannot write", e));
-                    }
-                    let file = std::fs::OpenOptions::new()
-                        .write(true)
-                        .open(p)
-                        .map_err(|e| Error::io(&name, "cannot open", e))?;
-                    let file = BufWriter::with_capacity(BUFFER, file);
-                    return Ok(Sink::Special { file, target: p.to_path_buf() });
-                }
-                let dir = match p.parent() {
-                    Some(d) if !d.as_os_str().is_empty() => d,
-                    _ => Path::new("."),
-                };
-                let mut builder = tempfile::Builder::new();
-                builder.prefix(".grundy-").suffix(".tmp");
-                // A new file gets the mode any program's new file gets (0666 less the umask)
-                // rather than the 0600 of a private temporary file; a replaced file keeps its own.
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    let mode = std::fs::metadata(p).map_or(0o666, |m| m.permissions().mode());
-                    builder.permissions(std::fs::Permissions::from_mode(mode));
-                }
-                let temp =
-                    builder.tempfile_in(dir).map_err(|e| Error::io(&name, "cannot create", e))?;
-                // Dropped on failure, the file is deleted; the stale entry is harmless.
-                crate::signals::register(temp.path().to_path_buf());
-                Ok(Sink::File {
-                    temp: BufWriter::with_capacity(BUFFER, temp),
-                    target: p.to_path_buf(),
-                })
+        let Some(p) = path.filter(|p| p.as_os_str() != "-") else {
+            return Ok(Sink::stdout(None));
+        };
+        let name = p.display().to_string();
+        let sink = |kind| Sink { kind, name: name.clone(), closed: false };
+        if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
+            if std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
+                let e = io::Error::new(io::ErrorKind::InvalidInput, "is a directory");
+                return Err(Error::io(&name, "cannot write", e));
             }
-            _ => Ok(Sink::Stdout(BufWriter::with_capacity(BUFFER, io::stdout().lock()))),
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(p)
+                .map_err(|e| Error::io(&name, "cannot open", e))?;
+            return Ok(sink(Kind::Special(BufWriter::with_capacity(BUFFER, file))));
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".grundy-").suffix(".tmp");
+        // A new file gets the mode any program's new file gets (0666 less the umask) rather
+        // than the 0600 of a private temporary file; a replaced file keeps its own.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(p).map_or(0o666, |m| m.permissions().mode());
+            builder.permissions(std::fs::Permissions::from_mode(mode));
+        }
+        let temp = builder
+            .tempfile_in(dir)
+            .map_err(|e| Error::io(&name, "cannot create", without_path(e)))?;
+        // Dropped on failure, the file is deleted; the stale entry is harmless.
+        crate::signals::register(temp.path().to_path_buf());
+        let temp = BufWriter::with_capacity(BUFFER, temp);
+        Ok(sink(Kind::File { temp, target: p.to_path_buf() }))
+    }
+
+    /// Standard output; writes clear `progress`'s bar first when given.
+    pub fn stdout(progress: Option<&Progress>) -> Sink {
+        let out = Terminal { out: io::stdout().lock(), bar: progress.and_then(Progress::handle) };
+        let kind = Kind::Stdout(BufWriter::with_capacity(BUFFER, out));
+        Sink { kind, name: STDOUT_NAME.to_string(), closed: false }
+    }
+
+    /// [`Sink::open`], with stdout suspending `progress`'s bar around its writes.
+    pub fn open_beside(path: Option<&Path>, progress: &Progress) -> Result<Sink, Error> {
+        match path.filter(|p| p.as_os_str() != "-") {
+            None => Ok(Sink::stdout(Some(progress))),
+            some => Sink::open(some),
         }
     }
 
-    /// The name to use in messages.
-    pub fn name(&self) -> String {
-        match self {
-            Sink::Stdout(_) => STDOUT_NAME.to_string(),
-            Sink::File { target, .. } | Sink::Special { target, .. } => {
-                target.display().to_string()
-            }
-        }
+    /// The name to use in messages: the path the user gave, or `<stdout>`.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
-    /// Writes all of `bytes`, naming the sink in the error.
+    /// True once the reader of a pipe has gone: what is written is dropped.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Writes all of `bytes`, naming the sink in the error. A pipe closed by its reader
+    /// closes the sink instead of failing.
     pub fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        self.write_all(bytes).map_err(|e| Error::io(&self.name(), "cannot write", e))
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.write_all(bytes);
+        self.settle(result)
     }
 
     /// Flushes, and for a file renames the temporary file over the target.
-    pub fn finish(self) -> Result<(), Error> {
-        let name = self.name();
-        match self {
-            Sink::Stdout(mut out) => out.flush().map_err(|e| Error::io(&name, "cannot write", e)),
-            Sink::Special { mut file, .. } => {
-                file.flush().map_err(|e| Error::io(&name, "cannot write", e))
+    pub fn finish(mut self) -> Result<(), Error> {
+        let name = self.name.clone();
+        match self.kind {
+            Kind::Stdout(_) | Kind::Special(_) => {
+                if self.closed {
+                    return Ok(());
+                }
+                let result = self.flush();
+                self.settle(result)
             }
-            Sink::File { temp, target } => {
+            Kind::File { temp, target } => {
                 let temp = temp.into_inner().map_err(|e| {
                     let (e, _) = e.into_parts();
                     Error::io(&name, "cannot write", e)
@@ -133,35 +190,65 @@ impl Sink {
                 let path = temp.path().to_path_buf();
                 let persisted = temp.persist(&target);
                 crate::signals::unregister(&path);
-                persisted.map_err(|e| Error::io(&name, "cannot rename onto", e.error))?;
+                persisted
+                    .map_err(|e| Error::io(&name, "cannot rename onto", without_path(e.error)))?;
                 Ok(())
             }
         }
+    }
+
+    /// The outcome of a write: a broken pipe closes a stdout or special sink.
+    fn settle(&mut self, result: io::Result<()>) -> Result<(), Error> {
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe && !self.is_file() => {
+                self.closed = true;
+                Ok(())
+            }
+            Err(e) => Err(Error::io(&self.name, "cannot write", e)),
+            Ok(()) => Ok(()),
+        }
+    }
+
+    fn is_file(&self) -> bool {
+        matches!(self.kind, Kind::File { .. })
+    }
+}
+
+/// `e` without the temporary file's name that tempfile adds to its errors (`... at path
+/// "dir/.grundy-XXXX.tmp"`): messages name the path the user gave, never the temporary one.
+fn without_path(e: io::Error) -> io::Error {
+    if e.raw_os_error().is_some() {
+        return e;
+    }
+    let text = e.to_string();
+    match text.rsplit_once(" at path ") {
+        Some((reason, _)) => io::Error::new(e.kind(), reason.to_string()),
+        None => e,
     }
 }
 
 impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Sink::Stdout(out) => out.write(buf),
-            Sink::Special { file, .. } => file.write(buf),
-            Sink::File { temp, .. } => temp.write(buf),
+        match &mut self.kind {
+            Kind::Stdout(out) => out.write(buf),
+            Kind::Special(file) => file.write(buf),
+            Kind::File { temp, .. } => temp.write(buf),
         }
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Sink::Stdout(out) => out.write_all(buf),
-            Sink::Special { file, .. } => file.write_all(buf),
-            Sink::File { temp, .. } => temp.write_all(buf),
+        match &mut self.kind {
+            Kind::Stdout(out) => out.write_all(buf),
+            Kind::Special(file) => file.write_all(buf),
+            Kind::File { temp, .. } => temp.write_all(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Sink::Stdout(out) => out.flush(),
-            Sink::Special { file, .. } => file.flush(),
-            Sink::File { temp, .. } => temp.flush(),
+        match &mut self.kind {
+            Kind::Stdout(out) => out.flush(),
+            Kind::Special(file) => file.flush(),
+            Kind::File { temp, .. } => temp.flush(),
         }
     }
 }

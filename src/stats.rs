@@ -1,54 +1,121 @@
-//! `grundy stats`: the shape of each case's graph and of its values, for people (an aligned
-//! table with histogram bars) and for scripts (JSON).
+//! `grundy stats`: the shape of each case's graph, of its values and of its queries' outcomes,
+//! for people (an aligned table with histogram bars) and for scripts (JSON, through serde).
+//!
+//! A multi-case file also gets a total over all its cases, shown first.
 
 use std::fmt::Write;
+use std::time::Duration;
+
+use rayon::prelude::*;
+use serde::Serialize;
 
 use crate::cases::{Evaluated, StageTimes};
+use crate::progress::human_bytes;
 
 /// Rows a text histogram shows at most; longer ones are grouped into equal ranges.
 const HISTOGRAM_ROWS: usize = 16;
 /// Width of the longest histogram bar, in characters.
 const BAR_WIDTH: usize = 40;
 
-/// Statistics of one case.
-#[derive(Debug, Clone)]
+/// Statistics of one case, or the total of several (`case` is 0 then).
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct CaseStats {
-    /// 1-based case number.
+    /// 1-based case number; 0 (and absent from the JSON) for a total.
+    #[serde(skip_serializing_if = "is_zero")]
     pub case: u64,
     /// Nodes.
-    pub nodes: usize,
+    pub nodes: u64,
     /// Moves (edges in the chess format, parallel ones counted each time).
-    pub edges: usize,
+    pub edges: u64,
     /// Nodes without moves.
-    pub sinks: usize,
+    pub sinks: u64,
     /// Nodes no move leads to.
-    pub sources: usize,
-    /// Number of Kahn levels.
-    pub levels: usize,
-    /// The widest level and its node count (`(0, 0)` for an empty graph).
-    pub widest_level: (usize, usize),
+    pub sources: u64,
+    /// Number of Kahn levels (of the deepest case, for a total).
+    pub levels: u64,
+    /// The widest level and its node count.
+    pub widest_level: WidestLevel,
     /// Largest number of moves of a node.
-    pub max_out_degree: u32,
+    pub max_out_degree: u64,
+    /// Moves per node.
+    pub mean_out_degree: f64,
+    /// Largest number of moves into one node (parts, in the sums format).
+    pub max_in_degree: u64,
+    /// Out-positions that repeat an earlier one in the same node's list (parts, in the sums
+    /// format): what `generate --simple` rules out.
+    pub parallel_edges: u64,
     /// Largest Grundy value (0 for an empty graph).
-    pub max_grundy: u32,
+    pub max_grundy: u64,
+    /// Queries read.
+    pub queries: u64,
+    /// Queries the first player wins.
+    pub wins: u64,
+    /// Queries the first player loses.
+    pub losses: u64,
     /// `grundy_histogram[g]`: nodes of value `g`.
     pub grundy_histogram: Vec<u64>,
     /// `level_histogram[l]`: nodes in level `l`.
     pub level_histogram: Vec<u64>,
-    /// Queries read.
-    pub queries: u64,
-    /// Time of each stage.
-    pub times: StageTimes,
+    /// Time of each stage, in seconds.
+    pub seconds: Seconds,
+}
+
+/// The widest level of a case.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct WidestLevel {
+    /// Its number (0: the sinks).
+    pub level: u64,
+    /// Its node count.
+    pub nodes: u64,
+}
+
+/// Seconds spent in each stage.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Seconds {
+    /// Reading the graph.
+    pub parse: f64,
+    /// Kahn ordering.
+    pub order: f64,
+    /// Grundy evaluation.
+    pub evaluate: f64,
+    /// Reading and answering the queries.
+    pub queries: f64,
+}
+
+impl From<StageTimes> for Seconds {
+    fn from(t: StageTimes) -> Seconds {
+        let s = Duration::as_secs_f64;
+        Seconds {
+            parse: s(&t.parse),
+            order: s(&t.order),
+            evaluate: s(&t.evaluate),
+            queries: s(&t.queries),
+        }
+    }
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+/// What a case's queries came to.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Outcomes {
+    /// Queries the first player wins.
+    pub wins: u64,
+    /// Queries the first player loses.
+    pub losses: u64,
 }
 
 impl CaseStats {
     /// The statistics of an evaluated case.
-    pub fn of(case: &Evaluated, queries: u64, times: StageTimes) -> CaseStats {
+    pub fn of(case: &Evaluated, outcomes: Outcomes, times: StageTimes) -> CaseStats {
         let graph = &case.graph;
+        let deps = graph.deps();
         let n = graph.node_count();
-        let mut has_pred = vec![false; n];
-        for &t in graph.deps().targets() {
-            has_pred[t as usize] = true;
+        let mut in_degree = vec![0u32; n];
+        for &t in deps.targets() {
+            in_degree[t as usize] += 1;
         }
         let max_grundy = case.values.iter().copied().max().unwrap_or(0);
         let mut grundy_histogram = vec![0u64; if n == 0 { 0 } else { max_grundy as usize + 1 }];
@@ -57,53 +124,90 @@ impl CaseStats {
         }
         let level_histogram: Vec<u64> =
             (0..case.levels.level_count()).map(|l| case.levels.level(l).len() as u64).collect();
-        let widest_level = level_histogram
-            .iter()
-            .enumerate()
-            .max_by_key(|&(l, &w)| (w, std::cmp::Reverse(l)))
-            .map_or((0, 0), |(l, &w)| (l, w as usize));
+        let edges = graph.total_moves() as u64;
         CaseStats {
             case: case.case,
-            nodes: n,
-            edges: graph.total_moves(),
-            sinks: (0..n as u32).filter(|&v| graph.move_count(v) == 0).count(),
-            sources: has_pred.iter().filter(|&&p| !p).count(),
-            levels: case.levels.level_count(),
-            widest_level,
-            max_out_degree: (0..n as u32).map(|v| graph.move_count(v)).max().unwrap_or(0),
-            max_grundy,
+            nodes: n as u64,
+            edges,
+            sinks: (0..n as u32).filter(|&v| graph.move_count(v) == 0).count() as u64,
+            sources: in_degree.iter().filter(|&&d| d == 0).count() as u64,
+            levels: case.levels.level_count() as u64,
+            widest_level: widest(&level_histogram),
+            max_out_degree: (0..n as u32).map(|v| graph.move_count(v)).max().unwrap_or(0).into(),
+            mean_out_degree: if n == 0 { 0.0 } else { edges as f64 / n as f64 },
+            max_in_degree: in_degree.iter().copied().max().unwrap_or(0).into(),
+            parallel_edges: parallel_edges(deps),
+            max_grundy: max_grundy.into(),
+            queries: outcomes.wins + outcomes.losses,
+            wins: outcomes.wins,
+            losses: outcomes.losses,
             grundy_histogram,
             level_histogram,
-            queries,
-            times,
+            seconds: times.into(),
         }
     }
 
-    /// The text report of this case, for people.
-    pub fn to_text(&self, file: &str) -> String {
+    /// The total over `cases`: sums of counts, maxima of maxima, histograms added up.
+    pub fn total(cases: &[CaseStats]) -> CaseStats {
+        let mut t = CaseStats::default();
+        let add = |sum: &mut Vec<u64>, h: &[u64]| {
+            sum.resize(sum.len().max(h.len()), 0);
+            sum.iter_mut().zip(h).for_each(|(s, x)| *s += x);
+        };
+        for c in cases {
+            t.nodes += c.nodes;
+            t.edges += c.edges;
+            t.sinks += c.sinks;
+            t.sources += c.sources;
+            t.levels = t.levels.max(c.levels);
+            t.max_out_degree = t.max_out_degree.max(c.max_out_degree);
+            t.max_in_degree = t.max_in_degree.max(c.max_in_degree);
+            t.parallel_edges += c.parallel_edges;
+            t.max_grundy = t.max_grundy.max(c.max_grundy);
+            t.queries += c.queries;
+            t.wins += c.wins;
+            t.losses += c.losses;
+            add(&mut t.grundy_histogram, &c.grundy_histogram);
+            add(&mut t.level_histogram, &c.level_histogram);
+            t.seconds.parse += c.seconds.parse;
+            t.seconds.order += c.seconds.order;
+            t.seconds.evaluate += c.seconds.evaluate;
+            t.seconds.queries += c.seconds.queries;
+        }
+        t.mean_out_degree = if t.nodes == 0 { 0.0 } else { t.edges as f64 / t.nodes as f64 };
+        t.widest_level = widest(&t.level_histogram);
+        t
+    }
+
+    /// The text report of this case (or total, titled `title`), for people.
+    pub fn to_text(&self, title: &str) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "{file}: case {}", self.case);
-        let rows: [(&str, String); 10] = [
-            ("nodes", self.nodes.to_string()),
-            ("edges", self.edges.to_string()),
-            ("sinks", self.sinks.to_string()),
-            ("sources", self.sources.to_string()),
-            ("levels", self.levels.to_string()),
+        let _ = writeln!(out, "{title}");
+        let n = thousands;
+        let s = &self.seconds;
+        let rows: [(&str, String); 15] = [
+            ("nodes", n(self.nodes)),
+            ("edges", n(self.edges)),
+            ("mean out-degree", format!("{:.2}", self.mean_out_degree)),
+            ("max out-degree", n(self.max_out_degree)),
+            ("max in-degree", n(self.max_in_degree)),
+            ("parallel edges", n(self.parallel_edges)),
+            ("sinks", n(self.sinks)),
+            ("sources", n(self.sources)),
+            ("levels", n(self.levels)),
             (
                 "widest level",
-                format!("{} nodes (level {})", self.widest_level.1, self.widest_level.0),
+                format!("{} nodes (level {})", n(self.widest_level.nodes), self.widest_level.level),
             ),
-            ("max out-degree", self.max_out_degree.to_string()),
-            ("max grundy value", self.max_grundy.to_string()),
-            ("queries", self.queries.to_string()),
+            ("max grundy value", n(self.max_grundy)),
+            ("queries", n(self.queries)),
+            ("WIN", share(self.wins, self.queries)),
+            ("LOSE", share(self.losses, self.queries)),
             (
                 "time (s)",
                 format!(
                     "parse {:.3}, order {:.3}, evaluate {:.3}, queries {:.3}",
-                    self.times.parse.as_secs_f64(),
-                    self.times.order.as_secs_f64(),
-                    self.times.evaluate.as_secs_f64(),
-                    self.times.queries.as_secs_f64()
+                    s.parse, s.order, s.evaluate, s.queries
                 ),
             ),
         ];
@@ -116,61 +220,103 @@ impl CaseStats {
         histogram_text(&mut out, &self.level_histogram);
         out
     }
-
-    /// The JSON object of this case, for scripts.
-    pub fn to_json(&self) -> String {
-        let secs = |d: std::time::Duration| format!("{:.6}", d.as_secs_f64());
-        let list = |h: &[u64]| h.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-        format!(
-            concat!(
-                "{{\"case\":{},\"nodes\":{},\"edges\":{},\"sinks\":{},\"sources\":{},",
-                "\"levels\":{},\"widest_level\":{{\"level\":{},\"nodes\":{}}},",
-                "\"max_out_degree\":{},\"max_grundy\":{},\"queries\":{},",
-                "\"grundy_histogram\":[{}],\"level_histogram\":[{}],",
-                "\"seconds\":{{\"parse\":{},\"order\":{},\"evaluate\":{},\"queries\":{}}}}}"
-            ),
-            self.case,
-            self.nodes,
-            self.edges,
-            self.sinks,
-            self.sources,
-            self.levels,
-            self.widest_level.0,
-            self.widest_level.1,
-            self.max_out_degree,
-            self.max_grundy,
-            self.queries,
-            list(&self.grundy_histogram),
-            list(&self.level_histogram),
-            secs(self.times.parse),
-            secs(self.times.order),
-            secs(self.times.evaluate),
-            secs(self.times.queries),
-        )
-    }
 }
 
-/// The JSON document for all cases of `file`.
-pub fn json_document(file: &str, cases: &[CaseStats]) -> String {
-    let cases: Vec<String> = cases.iter().map(CaseStats::to_json).collect();
-    format!("{{\"file\":{},\"cases\":[{}]}}\n", json_string(file), cases.join(","))
+/// The whole `stats` report of a file, for scripts.
+#[derive(Debug, Serialize)]
+pub struct Report<'a> {
+    /// The file, or `<stdin>`.
+    pub file: &'a str,
+    /// All cases together.
+    pub total: CaseStats,
+    /// Each case.
+    pub cases: &'a [CaseStats],
+    /// Wall-clock time of the whole run.
+    pub seconds: f64,
+    /// Peak resident memory of the run, when the system tells it.
+    pub peak_memory_bytes: Option<u64>,
 }
 
-/// `text` as a JSON string literal.
-pub fn json_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+impl Report<'_> {
+    /// The report as people read it: the total first (for more than one case), then each
+    /// case, then the time and memory of the run.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        if self.cases.len() > 1 {
+            let title = format!("{}: all {} cases", self.file, thousands(self.cases.len() as u64));
+            out.push_str(&self.total.to_text(&title));
         }
+        for case in self.cases {
+            out.push_str(&case.to_text(&format!("{}: case {}", self.file, case.case)));
+        }
+        let memory = self
+            .peak_memory_bytes
+            .map_or(String::new(), |b| format!(", peak memory {}", human_bytes(b as f64)));
+        let _ = writeln!(out, "{}: {:.3} s in all{memory}", self.file, self.seconds);
+        out
     }
-    out.push('"');
+
+    /// The report as one JSON document (one line).
+    pub fn to_json(&self) -> String {
+        // Serializing plain numbers, strings and vectors into memory cannot fail.
+        let mut text = serde_json::to_string(self).expect("JSON of plain data");
+        text.push('\n');
+        text
+    }
+}
+
+/// The widest level of a histogram of nodes per level (the first, on ties).
+fn widest(level_histogram: &[u64]) -> WidestLevel {
+    level_histogram
+        .iter()
+        .enumerate()
+        .max_by_key(|&(l, &w)| (w, std::cmp::Reverse(l)))
+        .map_or(WidestLevel::default(), |(l, &w)| WidestLevel { level: l as u64, nodes: w })
+}
+
+/// Out-positions that repeat an earlier one of the same node. Each thread takes a range of
+/// nodes and marks targets with the node's id in a scratch of its own (4 bytes per node per
+/// thread): linear, no sorting.
+fn parallel_edges(graph: &crate::graph::Csr) -> u64 {
+    let n = graph.node_count();
+    let threads = rayon::current_num_threads().max(1);
+    let span = n.div_ceil(threads).max(1);
+    (0..n.div_ceil(span))
+        .into_par_iter()
+        .map(|k| {
+            let mut seen = vec![u32::MAX; n];
+            let mut repeats = 0u64;
+            for v in (k * span) as u32..((k + 1) * span).min(n) as u32 {
+                for &t in graph.successors(v) {
+                    let mark = &mut seen[t as usize];
+                    repeats += u64::from(*mark == v);
+                    *mark = v;
+                }
+            }
+            repeats
+        })
+        .sum()
+}
+
+/// `x` with a comma between groups of three digits: `1,234,567`.
+pub fn thousands(x: u64) -> String {
+    let digits = x.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
     out
+}
+
+/// `count` and its share of `total`: `889,123 (88.9%)`.
+fn share(count: u64, total: u64) -> String {
+    if total == 0 {
+        return thousands(count);
+    }
+    format!("{} ({:.1}%)", thousands(count), 100.0 * count as f64 / total as f64)
 }
 
 /// Appends a histogram: one row per value, or per range of values when there are more than
@@ -192,11 +338,12 @@ fn histogram_text(out: &mut String, counts: &[u64]) {
         })
         .collect();
     let label_width = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(1);
-    let count_width = rows.iter().map(|(_, c)| c.to_string().len()).max().unwrap_or(1);
+    let count_width = rows.iter().map(|(_, c)| thousands(*c).len()).max().unwrap_or(1);
     let largest = rows.iter().map(|&(_, c)| c).max().unwrap_or(1).max(1);
     for (label, count) in rows {
         let bar = "#".repeat(((count * BAR_WIDTH as u64).div_ceil(largest)) as usize);
         let share = 100.0 * count as f64 / total as f64;
+        let count = thousands(count);
         let _ =
             writeln!(out, "    {label:>label_width$}  {count:>count_width$}  {share:5.1}%  {bar}");
     }
@@ -205,6 +352,7 @@ fn histogram_text(out: &mut String, counts: &[u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::Csr;
 
     #[test]
     fn histograms_group_long_ranges() {
@@ -219,7 +367,20 @@ mod tests {
     }
 
     #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_string("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn parallel_edges_count_repeats_within_a_list_only() {
+        let g = Csr::from_lists(&[vec![1, 2, 1, 1], vec![2, 2], vec![], vec![1, 2]]).unwrap();
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            assert_eq!(pool.install(|| parallel_edges(&g)), 3);
+        }
     }
 }

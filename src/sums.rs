@@ -219,8 +219,8 @@ mod tests {
         // Node 0: moves to {1, 1} (value 0), to {1} (1), to {} (0) -> mex{0, 1} = 2.
         let g = SumsGraph::from_lists(&[vec![vec![1, 1], vec![1], vec![]], vec![vec![]], vec![]])
             .unwrap();
-        let levels = topo::levels(g.deps()).unwrap();
-        assert_eq!(eval::grundy(&g, &levels), vec![2, 1, 0]);
+        let levels = topo::levels(g.deps(), &()).unwrap();
+        assert_eq!(eval::grundy(&g, &levels, &()), vec![2, 1, 0]);
         let game = GameGraph::Sums(g);
         assert_eq!(game.winning_move(&[2, 1, 0], &[0], 2), Some((0, &[1, 1][..])));
         assert_eq!(game.winning_move(&[2, 1, 0], &[0, 1], 3), Some((0, &[1][..])));

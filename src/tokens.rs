@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::error::{Expected, ParseError};
 use crate::lexer::{is_space, scan_number, Lexer, Scanned};
+use crate::meter::Meter;
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
 const PIECES_PER_THREAD: usize = 4;
@@ -40,6 +41,8 @@ pub struct TokenReader<'a> {
     lex_error: Option<usize>,
     /// One token buffer per piece of a window, reused by every window.
     piece_tokens: Vec<Vec<u32>>,
+    /// Told the bytes tokenized after each window.
+    meter: &'a dyn Meter,
 }
 
 impl<'a> TokenReader<'a> {
@@ -54,7 +57,13 @@ impl<'a> TokenReader<'a> {
             windows: Vec::new(),
             lex_error: None,
             piece_tokens: Vec::new(),
+            meter: &(),
         }
+    }
+
+    /// This reader, telling `meter` the bytes tokenized after each window.
+    pub fn with_meter(self, meter: &'a dyn Meter) -> TokenReader<'a> {
+        TokenReader { meter, ..self }
     }
 
     /// The buffered tokens; index `i` is global token `base() + i`.
@@ -187,6 +196,7 @@ impl<'a> TokenReader<'a> {
             }
         }
         self.next = end;
+        self.meter.set(end as u64);
         true
     }
 }

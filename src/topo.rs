@@ -12,6 +12,7 @@
 use rayon::prelude::*;
 
 use crate::graph::Csr;
+use crate::meter::{Meter, Ticker};
 
 /// The nodes of a DAG in Kahn order, grouped by level.
 ///
@@ -47,6 +48,11 @@ impl Levels {
         self.level_starts.len() - 1
     }
 
+    /// Where level `l` starts in [`Levels::order`]: the number of nodes in lower levels.
+    pub fn level_start(&self, l: usize) -> usize {
+        self.level_starts[l] as usize
+    }
+
     /// The nodes of level `l`.
     pub fn level(&self, l: usize) -> &[u32] {
         &self.order[self.level_starts[l] as usize..self.level_starts[l + 1] as usize]
@@ -64,14 +70,17 @@ impl Levels {
     }
 }
 
-/// Orders the nodes of `graph` by level, or returns the nodes of one cycle if it has one.
-pub fn levels(graph: &Csr) -> Result<Levels, Vec<u32>> {
+/// Orders the nodes of `graph` by level, or returns the nodes of one cycle if it has one; the
+/// count of nodes ordered goes to `meter`.
+pub fn levels(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Vec<u32>> {
     let n = graph.node_count();
     let reverse = graph.reversed();
     let (mut pending, mut order) = out_degrees_and_sinks(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
+    let mut ticker = Ticker::new(meter);
     while head < order.len() {
+        ticker.at(head as u64);
         let end = order.len();
         for i in head..end {
             let u = order[i];
@@ -127,13 +136,15 @@ const MAX_PARTS: usize = 4;
 /// [`INLINE_LEVEL`] nodes run inline: a chain of a million one-node levels is a pointer chase
 /// that threads cannot speed up, and the interleaved offsets keep it at one cache miss per node,
 /// as in the sequential peeling.
-pub fn levels_parallel(graph: &Csr) -> Result<Levels, Vec<u32>> {
+pub fn levels_parallel(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Vec<u32>> {
     let n = graph.node_count();
     let reverse = PartedReverse::new(graph);
     let (mut pending, mut order) = out_degrees_and_sinks(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
+    let mut ticker = Ticker::new(meter);
     while head < order.len() {
+        ticker.at(head as u64);
         let end = order.len();
         if end - head < INLINE_LEVEL {
             for i in head..end {
@@ -256,27 +267,27 @@ mod tests {
     fn levels_follow_longest_path_to_a_sink() {
         // 0 -> 1 -> 3, 0 -> 2, 2 -> 3; sinks: 3, 4.
         let g = graph(&[&[1, 2], &[3], &[3], &[], &[]]);
-        let lv = levels(&g).unwrap();
+        let lv = levels(&g, &()).unwrap();
         assert_eq!(lv.level_count(), 3);
         assert_eq!(lv.level(0), &[3, 4]);
         assert_eq!(lv.node_levels(), vec![2, 1, 1, 0, 0]);
-        assert_eq!(levels_parallel(&g).unwrap(), lv);
+        assert_eq!(levels_parallel(&g, &()).unwrap(), lv);
     }
 
     #[test]
     fn empty_graph_has_no_levels() {
-        let lv = levels(&graph(&[])).unwrap();
+        let lv = levels(&graph(&[]), &()).unwrap();
         assert_eq!(lv.level_count(), 0);
         assert!(lv.order().is_empty());
     }
 
     #[test]
     fn cycles_are_found_and_start_at_their_smallest_node() {
-        assert_eq!(levels(&graph(&[&[0]])).unwrap_err(), vec![0]);
+        assert_eq!(levels(&graph(&[&[0]]), &()).unwrap_err(), vec![0]);
         // 0 -> 1 -> 4 -> 2 -> 1 -> ...; 3 is a sink.
         let g = graph(&[&[3, 1], &[4], &[1], &[], &[2]]);
-        assert_eq!(levels(&g).unwrap_err(), vec![1, 4, 2]);
-        assert_eq!(levels_parallel(&g).unwrap_err(), vec![1, 4, 2]);
+        assert_eq!(levels(&g, &()).unwrap_err(), vec![1, 4, 2]);
+        assert_eq!(levels_parallel(&g, &()).unwrap_err(), vec![1, 4, 2]);
     }
 
     #[test]
@@ -299,11 +310,11 @@ mod tests {
             lists.push(vec![base + i - 1]);
         }
         let g = Csr::from_lists(&lists).unwrap();
-        let a = levels(&g).unwrap();
+        let a = levels(&g, &()).unwrap();
         assert_eq!(a.level_count(), 53);
         for threads in [1, 2, 3, 7] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            assert_eq!(pool.install(|| levels_parallel(&g)).unwrap(), a);
+            assert_eq!(pool.install(|| levels_parallel(&g, &())).unwrap(), a);
         }
     }
 }

@@ -3,11 +3,10 @@
 //! nodes are numbered, one thread and several give the same bytes, every reported winning move
 //! wins, and `values` then `query` agree with `solve`.
 
-use grundy::cli::Format;
 use grundy::cmd::{query, solve};
 use grundy::config::Config;
+use grundy::format::Format;
 use grundy::input::Input;
-use grundy::progress::Progress;
 use proptest::prelude::*;
 
 /// A game: each node's moves, each move a list of parts (one part in the chess format).
@@ -129,8 +128,7 @@ fn run_solve(text: &str, format: Format, threads: usize) -> (String, String) {
     let input = Input::from_bytes("<prop>", text.as_bytes().to_vec());
     let (mut out, mut report) = (Vec::new(), Vec::new());
     in_pool(threads, || {
-        let mut progress = Progress::new(false, 0);
-        solve::solve(&input, &config(threads), format, &mut out, Some(&mut report), &mut progress)
+        solve::solve(&input, &config(threads), format, &mut out, Some(&mut report), &())
     })
     .unwrap();
     (String::from_utf8(out).unwrap(), String::from_utf8(report).unwrap())
@@ -171,7 +169,7 @@ proptest! {
             let input = Input::from_bytes("<prop>", g.text(Format::Sums).into_bytes());
             let config = config(2);
             in_pool(2, || {
-                let mut reader = grundy::cases::CaseReader::new(&input, &config, Format::Sums);
+                let mut reader = grundy::cases::CaseReader::new(&input, &config, Format::Sums, &());
                 reader.next_case().unwrap().unwrap().values
             })
         };
@@ -208,7 +206,7 @@ proptest! {
         let input = Input::from_bytes("<prop>", text.clone().into_bytes());
         let values = in_pool(2, || {
             let config = config(2);
-            let mut reader = grundy::cases::CaseReader::new(&input, &config, Format::Chess);
+            let mut reader = grundy::cases::CaseReader::new(&input, &config, Format::Chess, &());
             reader.next_case().unwrap().unwrap().values
         });
         prop_assert_eq!(&verdicts(&game, &values), &verdict_lines);
@@ -216,8 +214,7 @@ proptest! {
         let queries = Input::from_bytes("<queries>", game.query_file().into_bytes());
         let mut out = Vec::new();
         in_pool(2, || {
-            let mut progress = Progress::new(false, 0);
-            query::query(&input, &queries, &config(2), Format::Chess, &mut out, &mut progress)
+            query::query(&input, &queries, &config(2), Format::Chess, &mut out, &())
         }).unwrap();
         let results: String = String::from_utf8(out).unwrap().lines().skip(1)
             .map(|row| format!("{}\n", row.split(',').nth(3).unwrap())).collect();

@@ -40,7 +40,8 @@ fn an_empty_file_is_zero_cases() {
                 format!("{file}: no cases\n")
             );
         }
-        let line = run(&["query", file, file], None).error_line();
+        let queries = write_file(dir.path(), "queries.txt", b"");
+        let line = run(&["query", file, queries.to_str().unwrap()], None).error_line();
         assert!(line.ends_with("the file has no case, so no graph to query"), "{line}");
     }
 }

@@ -168,42 +168,116 @@ fn stats_match_the_oracle() {
     let dir = tempdir();
     let cases = random_cases(9, 20);
     let path = write_file(dir.path(), "in.txt", &write_messy(&mut Rng::new(10), &cases, false));
-    for_both_paths(|threads| {
-        let mut args = threads.to_vec();
-        args.extend(["stats", "--json", path.to_str().unwrap()]);
-        let json = run(&args, None).ok();
-        for (c, case) in cases.iter().enumerate() {
+    // What the oracle says each case's statistics are, in the JSON's own terms.
+    let expected: Vec<serde_json::Value> = cases
+        .iter()
+        .enumerate()
+        .map(|(c, case)| {
             let n = case.lists.len();
             let g = relaxation_values(&case.lists);
             let level = relaxation_levels(&case.lists);
-            let mut has_pred = vec![false; n];
-            case.lists.iter().flatten().for_each(|&t| has_pred[t as usize] = true);
+            let mut in_degree = vec![0u64; n];
+            case.lists.iter().flatten().for_each(|&t| in_degree[t as usize] += 1);
             let levels = *level.iter().max().unwrap() as usize + 1;
-            let mut by_level = vec![0usize; levels];
+            let mut by_level = vec![0u64; levels];
             level.iter().for_each(|&l| by_level[l as usize] += 1);
             let widest = (0..levels).max_by_key(|&l| (by_level[l], std::cmp::Reverse(l))).unwrap();
-            let max_g = *g.iter().max().unwrap();
-            let mut by_g = vec![0usize; max_g as usize + 1];
+            let mut by_g = vec![0u64; *g.iter().max().unwrap() as usize + 1];
             g.iter().for_each(|&x| by_g[x as usize] += 1);
-            let list = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
-            let expected = format!(
-                "{{\"case\":{},\"nodes\":{n},\"edges\":{},\"sinks\":{},\"sources\":{},\"levels\":{levels},\"widest_level\":{{\"level\":{widest},\"nodes\":{}}},\"max_out_degree\":{},\"max_grundy\":{max_g},\"queries\":{},\"grundy_histogram\":[{}],\"level_histogram\":[{}],",
-                c + 1,
-                case.lists.iter().map(Vec::len).sum::<usize>(),
-                case.lists.iter().filter(|l| l.is_empty()).count(),
-                has_pred.iter().filter(|&&p| !p).count(),
-                by_level[widest],
-                case.lists.iter().map(Vec::len).max().unwrap(),
-                case.queries.len(),
-                list(&by_g),
-                list(&by_level),
-            );
-            assert!(json.contains(&expected), "case {}: {expected}\nin {json}", c + 1);
+            let edges: usize = case.lists.iter().map(Vec::len).sum();
+            let parallel: usize = case
+                .lists
+                .iter()
+                .map(|l| {
+                    let mut distinct = l.clone();
+                    distinct.sort_unstable();
+                    distinct.dedup();
+                    l.len() - distinct.len()
+                })
+                .sum();
+            let wins = case
+                .queries
+                .iter()
+                .filter(|q| q.iter().fold(0, |x, &p| x ^ g[p as usize]) != 0)
+                .count();
+            serde_json::json!({
+                "case": c + 1,
+                "nodes": n,
+                "edges": edges,
+                "sinks": case.lists.iter().filter(|l| l.is_empty()).count(),
+                "sources": in_degree.iter().filter(|&&d| d == 0).count(),
+                "levels": levels,
+                "widest_level": {"level": widest, "nodes": by_level[widest]},
+                "max_out_degree": case.lists.iter().map(Vec::len).max().unwrap(),
+                "mean_out_degree": edges as f64 / n as f64,
+                "max_in_degree": in_degree.iter().max().unwrap(),
+                "parallel_edges": parallel,
+                "max_grundy": by_g.len() - 1,
+                "queries": case.queries.len(),
+                "wins": wins,
+                "losses": case.queries.len() - wins,
+                "grundy_histogram": by_g,
+                "level_histogram": by_level,
+            })
+        })
+        .collect();
+    for_both_paths(|threads| {
+        let mut args = threads.to_vec();
+        args.extend(["stats", "--json", path.to_str().unwrap()]);
+        let json: serde_json::Value = serde_json::from_str(&run(&args, None).ok()).unwrap();
+        let got = json["cases"].as_array().unwrap();
+        assert_eq!(got.len(), cases.len());
+        for (got, expected) in got.iter().zip(&expected) {
+            for (key, value) in expected.as_object().unwrap() {
+                match value.as_f64().filter(|_| value.is_f64()) {
+                    // Decimal text of a float reads back within a rounding step.
+                    Some(x) => assert!((got[key].as_f64().unwrap() - x).abs() < 1e-9, "{key}"),
+                    None => assert_eq!(&got[key], value, "case {}: {key}", expected["case"]),
+                }
+            }
+            assert!(got["seconds"]["evaluate"].is_f64());
         }
+        // The total adds counts up and takes the largest of the largest.
+        let total = &json["total"];
+        let sum = |key: &str| expected.iter().map(|e| e[key].as_u64().unwrap()).sum::<u64>();
+        let max = |key: &str| expected.iter().map(|e| e[key].as_u64().unwrap()).max().unwrap();
+        for key in ["nodes", "edges", "sinks", "sources", "parallel_edges", "queries", "wins"] {
+            assert_eq!(total[key].as_u64(), Some(sum(key)), "total {key}");
+        }
+        for key in ["levels", "max_out_degree", "max_in_degree", "max_grundy"] {
+            assert_eq!(total[key].as_u64(), Some(max(key)), "total {key}");
+        }
+        assert!(total.get("case").is_none());
+        assert!(json["peak_memory_bytes"].as_u64().unwrap() > 1 << 20);
     });
     let text = run(&["stats", path.to_str().unwrap()], None).ok();
     assert_eq!(text.matches(": case ").count(), cases.len());
+    // The total comes first, then the cases, then the run's time and memory.
+    assert!(text.starts_with(&format!("{}: all 20 cases\n", path.display())), "{text}");
     assert!(text.contains("  grundy values:\n") && text.contains("%  #"), "{text}");
+    let last = text.lines().last().unwrap();
+    assert!(last.contains(" s in all, peak memory ") && last.ends_with("MB"), "{last}");
+}
+
+#[test]
+fn stats_separates_thousands_and_counts_outcomes() {
+    let dir = tempdir();
+    let path = dir.path().join("g.txt");
+    let file = path.to_str().unwrap();
+    run(&["generate", "-n", "20000", "--edges", "60000", "--lose-share", "0.25", "-o", file], None)
+        .ok();
+    let text = run(&["stats", file], None).ok();
+    assert!(text.contains("  nodes            20,000\n"), "{text}");
+    assert!(text.contains("  edges            60,000\n"), "{text}");
+    assert!(text.contains("  mean out-degree  3.00\n"), "{text}");
+    assert!(!text.contains("all 1 cases"), "no total for one case: {text}");
+    let outcome = |name: &str| -> u64 {
+        let line = text.lines().find(|l| l.trim_start().starts_with(name)).unwrap();
+        line.split_whitespace().nth(1).unwrap().replace(',', "").parse().unwrap()
+    };
+    let verdicts = run(&["solve", file], None).ok();
+    assert_eq!(outcome("WIN"), verdicts.matches("WIN").count() as u64);
+    assert_eq!(outcome("LOSE"), verdicts.matches("LOSE").count() as u64);
 }
 
 fn files_in(dir: &Path) -> Vec<String> {
@@ -295,7 +369,9 @@ fn interrupted_runs_leave_no_file() {
     let out = dir.path().join("v.csv");
     let (big, out) = (big.to_str().unwrap(), out.to_str().unwrap());
     let values = ["--threads", "1", "values", big, "-o", out];
-    let query = ["--threads", "1", "query", big, big, "-o", out];
+    let queries = dir.path().join("queries.txt");
+    std::fs::copy(big, &queries).unwrap();
+    let query = ["--threads", "1", "query", big, queries.to_str().unwrap(), "-o", out];
     for (args, signal, code) in
         [(&values[..], "INT", 130), (&values[..], "TERM", 143), (&query[..], "INT", 130)]
     {
@@ -308,6 +384,7 @@ fn interrupted_runs_leave_no_file() {
         assert!(kill.success());
         let status = child.wait_with_output().unwrap().status;
         assert_eq!(status.code(), Some(code), "SIG{signal} {args:?}");
-        assert_eq!(files_in(dir.path()), vec!["big.txt"], "SIG{signal} {args:?}");
+        let left = files_in(dir.path());
+        assert_eq!(left, vec!["big.txt", "queries.txt"], "SIG{signal} {args:?}");
     }
 }

@@ -4,11 +4,10 @@
 //! boundary falls somewhere) give the same output and the same error message.
 #![no_main]
 
-use grundy::cli::Format;
+use grundy::format::Format;
 use grundy::cmd::{query, solve};
 use grundy::config::Config;
 use grundy::input::Input;
-use grundy::progress::Progress;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
@@ -18,15 +17,13 @@ type Outcome = (Vec<u8>, Vec<u8>, Option<String>);
 
 fn solve_with(input: &Input, config: &Config, format: Format) -> Outcome {
     let (mut out, mut report) = (Vec::new(), Vec::new());
-    let mut progress = Progress::new(false, 0);
-    let result = solve::solve(input, config, format, &mut out, Some(&mut report), &mut progress);
+    let result = solve::solve(input, config, format, &mut out, Some(&mut report), &());
     (out, report, result.err().map(|e| e.to_string()))
 }
 
 fn query_with(graph: &Input, queries: &Input, config: &Config, format: Format) -> Outcome {
     let mut out = Vec::new();
-    let mut progress = Progress::new(false, 0);
-    let result = query::query(graph, queries, config, format, &mut out, &mut progress);
+    let result = query::query(graph, queries, config, format, &mut out, &());
     (out, Vec::new(), result.err().map(|e| e.to_string()))
 }
 

@@ -7,11 +7,15 @@ use crate::error::Error;
 use crate::games::{self, Output};
 use crate::input::Input;
 use crate::output::Sink;
+use crate::progress::Progress;
 
 /// Runs `grundy game` with the user's arguments.
 pub fn run(args: &GameArgs, config: &Config) -> Result<(), Error> {
+    let output_path = args.output.as_deref();
+    crate::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output_path)])?;
+    let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
-    let mut out = Sink::open(args.output.as_deref())?;
+    let mut out = Sink::open_beside(output_path, &progress)?;
     let output = match (args.table, args.export) {
         (true, _) => Output::Table,
         (_, true) => Output::Export,
@@ -23,8 +27,9 @@ pub fn run(args: &GameArgs, config: &Config) -> Result<(), Error> {
         GameName::TeamNim => games::team_nim::run,
         GameName::Geography => games::geography::run,
     };
-    let text = run(input.bytes(), output, config.sequential())
+    let text = run(input.bytes(), output, config.sequential(), &progress)
         .map_err(|e| Error::parse(input.name(), input.bytes(), e))?;
+    progress.finish();
     out.put(&text)?;
     out.finish()
 }

@@ -1,28 +1,34 @@
-//! `grundy generate`: a random, valid chess-format file.
+//! `grundy generate`: a random, valid chess-format file (or a file of queries only).
 
 use crate::cli::GenerateArgs;
+use crate::config::Config;
 use crate::error::Error;
-use crate::generate::{self, Spec};
+use crate::generate::{self, Edges, Spec};
 use crate::output::Sink;
+use crate::progress::Progress;
 
 /// Runs `grundy generate` with the user's arguments.
-pub fn run(args: &GenerateArgs) -> Result<(), Error> {
-    let avg_degree = match args.edges {
-        Some(e) if args.nodes > 0 => e as f64 / f64::from(args.nodes),
-        _ => args.avg_degree,
-    };
+pub fn run(args: &GenerateArgs, config: &Config) -> Result<(), Error> {
     let spec = Spec {
         nodes: args.nodes,
-        avg_degree,
+        edges: args.edges.map_or(Edges::Mean(args.avg_degree), Edges::Exact),
+        max_out_degree: args.max_out_degree,
+        simple: args.simple,
         queries: args.queries,
+        min_tokens: args.min_tokens,
         max_tokens: args.max_tokens,
+        lose_share: args.lose_share,
         cases: args.cases,
         seed: args.seed,
         shape: args.shape,
+        sorted: args.sorted,
+        queries_only: args.queries_only,
     };
     spec.validate().map_err(Error::Usage)?;
-    let mut sink = Sink::open(args.output.as_deref())?;
-    let name = sink.name();
-    generate::generate(&spec, &mut sink).map_err(|e| Error::io(&name, "cannot write", e))?;
+    let progress = Progress::new(config.progress);
+    let mut sink = Sink::open_beside(args.output.as_deref(), &progress)?;
+    let written = generate::generate(&spec, &mut sink, config.sequential(), &progress);
+    written.map_err(|e| Error::io(sink.name(), "cannot write", e))?;
+    progress.finish();
     sink.finish()
 }

@@ -3,9 +3,12 @@
 //! All work runs inside one rayon pool: a parallel iterator started inside `install` costs
 //! about 2 us, outside it about 7.5 us, which matters for graphs of a million thin levels.
 
+use std::path::Path;
+
 use crate::cli::{Cli, Command};
 use crate::config::Config;
 use crate::error::Error;
+use crate::output::Put;
 
 pub mod game;
 pub mod generate;
@@ -28,6 +31,76 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Query(args) => query::run(args, &config),
         Command::Stats(args) => stats::run(args, &config),
         Command::Game(args) => game::run(args, &config),
-        Command::Generate(args) => generate::run(args),
+        Command::Generate(args) => generate::run(args, &config),
     })
+}
+
+/// Stops the run early (quietly, exit code 0) when no output is read any more: every pipe
+/// among `outputs` has been closed by its reader, and there is no file left to finish.
+pub fn stop_if_all_closed(outputs: &[&dyn Put]) -> Result<(), Error> {
+    if outputs.iter().all(|o| o.is_closed()) {
+        return Err(Error::OutputClosed);
+    }
+    Ok(())
+}
+
+/// A path as the user named it on the command line, with the name of its argument.
+pub type Named<'p> = (&'static str, Option<&'p Path>);
+
+/// Refuses a run whose output would replace one of its inputs (the same file, also through a
+/// link), or two outputs that are one file: a failed run never loses data, and neither may a
+/// successful one. Stdin, stdout (`-` or nothing) and special files (`/dev/null`) are free.
+pub fn refuse_clobbering(inputs: &[Named], outputs: &[Named]) -> Result<(), Error> {
+    fn given<'p>(named: &[Named<'p>]) -> Vec<(&'static str, &'p Path)> {
+        let file = |p: &&Path| p.as_os_str() != "-";
+        named.iter().filter_map(|&(what, p)| Some((what, p.filter(file)?))).collect()
+    }
+    let (inputs, outputs) = (given(inputs), given(outputs));
+    for (i, &(what, out)) in outputs.iter().enumerate() {
+        if let Some((input, path)) = inputs.iter().find(|(_, p)| same_file(p, out)) {
+            return Err(Error::Usage(format!(
+                "{what} {} would replace the input {input} ({}): write the output elsewhere",
+                out.display(),
+                path.display()
+            )));
+        }
+        if let Some((other, _)) = outputs[..i].iter().find(|(_, p)| same_file(p, out)) {
+            return Err(Error::Usage(format!(
+                "{other} and {what} name the same file ({}): give each output its own",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// True when `a` and `b` are the same regular file, or the same path of a file not created yet.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.is_file() && y.is_file() && file_id(&x) == file_id(&y),
+        (Err(_), Err(_)) => absolute(a).is_some_and(|x| absolute(b) == Some(x)),
+        _ => false,
+    }
+}
+
+#[cfg(unix)]
+fn file_id(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn file_id(meta: &std::fs::Metadata) -> (u64, u64) {
+    // Without inode numbers, files of the same length and time are taken to be one.
+    let time = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+    (meta.len(), time.map_or(0, |t| t.as_nanos() as u64))
+}
+
+/// The path of a file that does not exist yet, made absolute through its (existing) folder.
+fn absolute(p: &Path) -> Option<std::path::PathBuf> {
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(dir.canonicalize().ok()?.join(p.file_name()?))
 }

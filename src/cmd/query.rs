@@ -1,22 +1,43 @@
 //! `grundy query`: a file of queries answered against one graph, as CSV with winning moves.
 
 use crate::cases::CaseReader;
-use crate::cli::Format;
+use crate::chess::ChessReader;
 use crate::cli::QueryArgs;
-use crate::config::Config;
+use crate::config::{self, Config};
 use crate::error::Error;
+use crate::format::Format;
 use crate::input::Input;
+use crate::meter::Meter;
 use crate::output::{Put, Sink};
 use crate::progress::Progress;
 use crate::report::{self, Rows, QUERY_HEADER};
 
 /// Runs `grundy query` with the user's arguments.
 pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
+    let format = config::format(&args.format)?;
+    let is_stdin = |p: Option<&std::path::Path>| p.map_or(true, |p| p.as_os_str() == "-");
+    if is_stdin(Some(&args.graph)) && is_stdin(args.queries.as_deref()) {
+        return Err(Error::Usage(
+            "GRAPH and QUERIES cannot both be read from stdin: give at least one as a file".into(),
+        ));
+    }
+    let queries = args.queries.as_deref();
+    if queries.is_some_and(|q| crate::cmd::same_file(&args.graph, q)) {
+        return Err(Error::Usage(format!(
+            "QUERIES {} is the graph file itself: give a file of queries (`M p_1 .. p_M` per line)",
+            args.graph.display()
+        )));
+    }
+    let output = args.output.as_deref();
+    crate::cmd::refuse_clobbering(
+        &[("GRAPH", Some(&args.graph)), ("QUERIES", queries)],
+        &[("-o", output)],
+    )?;
+    let progress = Progress::new(config.progress);
     let graph_input = Input::open(Some(&args.graph))?;
-    let queries_input = Input::open(Some(&args.queries))?;
-    let mut out = Sink::open(args.output.as_deref())?;
-    let mut progress = Progress::new(config.progress, queries_input.bytes().len() as u64);
-    query(&graph_input, &queries_input, config, args.format, &mut out, &mut progress)?;
+    let queries_input = Input::open(queries)?;
+    let mut out = Sink::open_beside(output, &progress)?;
+    query(&graph_input, &queries_input, config, format, &mut out, &progress)?;
     progress.finish();
     out.finish()
 }
@@ -29,11 +50,10 @@ pub fn query(
     config: &Config,
     format: Format,
     out: &mut impl Put,
-    progress: &mut Progress,
+    meter: &dyn Meter,
 ) -> Result<(), Error> {
     out.put(&Rows::header(QUERY_HEADER))?;
-    progress.stage("reading the graph");
-    let Some(case) = CaseReader::new(graph_input, config, format).next_case()? else {
+    let Some(case) = CaseReader::new(graph_input, config, format, meter).next_case()? else {
         return Err(Error::Limit {
             path: graph_input.name().to_string(),
             case: 1,
@@ -41,18 +61,36 @@ pub fn query(
         });
     };
     let nodes = case.graph.node_count() as u32;
-    let mut reader = CaseReader::queries_only(queries_input, config, nodes);
+    let mut reader = CaseReader::queries_only(queries_input, config, nodes, meter);
     let (graph, values) = (&case.graph, &case.values);
-    reader.queries(
+    let answered = reader.queries(
         |number, positions, bufs| {
             report::push_query_row(&mut bufs.main, None, number, positions, graph, values);
         },
-        |bufs, done| {
+        |bufs| {
             out.put(&bufs.main)?;
-            progress.bytes(done.bytes);
-            progress.items(done.queries, "queries");
-            Ok(())
+            crate::cmd::stop_if_all_closed(&[&*out])
         },
-    )?;
-    reader.expect_end()
+    );
+    answered.and_then(|_| reader.expect_end()).map_err(|e| hint_graph_file(e, queries_input))
+}
+
+/// Adds to an error in a query file that the file reads as a graph, when it does: the likely
+/// mistake is a graph file given where the queries belong.
+fn hint_graph_file(error: Error, queries: &Input) -> Error {
+    match error {
+        Error::Parse { path, line, column, message } if path == queries.name() => {
+            let graph = ChessReader::new(queries.bytes()).next_graph();
+            let message = match graph {
+                Ok(Some(g)) if g.node_count() > 0 => format!(
+                    "{message} (QUERIES looks like a graph file: it reads as a case of {} nodes; \
+                     give a file of queries, `M p_1 .. p_M` per line)",
+                    g.node_count()
+                ),
+                _ => message,
+            };
+            Error::Parse { path, line, column, message }
+        }
+        other => other,
+    }
 }

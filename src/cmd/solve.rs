@@ -3,14 +3,16 @@
 //!
 //! Cases are processed one after the other, so answers of earlier cases are written before a
 //! later case is read: a judge-style stream, as the seed solutions behave. The report is a
-//! file that appears only if the whole run succeeds.
+//! file that appears only if the whole run succeeds. A closed stdout (`| head -1`) does not
+//! cancel the report: the run goes on without stdout and finishes it.
 
 use crate::cases::CaseReader;
-use crate::cli::Format;
 use crate::cli::SolveArgs;
-use crate::config::Config;
+use crate::config::{self, Config};
 use crate::error::Error;
+use crate::format::Format;
 use crate::input::Input;
+use crate::meter::Meter;
 use crate::output::{Put, Sink};
 use crate::progress::Progress;
 use crate::query;
@@ -18,11 +20,31 @@ use crate::report::{self, Rows, SOLVE_HEADER};
 
 /// Runs `grundy solve` with the user's arguments.
 pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
+    let format = config::format(&args.format)?;
+    if !format.has_queries() {
+        return Err(Error::Usage(
+            "solve answers the queries of a file, and an edge list has none: use `grundy query \
+             --format edges GRAPH QUERIES`"
+                .into(),
+        ));
+    }
+    if args.report.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+        return Err(Error::Usage(
+            "--report - would mix CSV rows into the judge output on stdout: give the report a \
+             file name"
+                .into(),
+        ));
+    }
+    let report_path = args.report.as_deref();
+    crate::cmd::refuse_clobbering(
+        &[("FILE", args.file.as_deref())],
+        &[("-o", args.output.as_deref()), ("--report", report_path)],
+    )?;
+    let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
-    let mut report = args.report.as_deref().map(|p| Sink::open(Some(p))).transpose()?;
-    let mut out = Sink::open(None)?;
-    let mut progress = Progress::new(config.progress, input.bytes().len() as u64);
-    solve(&input, config, args.format, &mut out, report.as_mut(), &mut progress)?;
+    let mut report = report_path.map(|p| Sink::open(Some(p))).transpose()?;
+    let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
+    solve(&input, config, format, &mut out, report.as_mut(), &progress)?;
     progress.finish();
     out.finish()?;
     report.map_or(Ok(()), Sink::finish)
@@ -36,14 +58,13 @@ pub fn solve(
     format: Format,
     out: &mut impl Put,
     mut report: Option<&mut impl Put>,
-    progress: &mut Progress,
+    meter: &dyn Meter,
 ) -> Result<(), Error> {
     if let Some(report) = &mut report {
         report.put(&Rows::header(SOLVE_HEADER))?;
     }
-    let mut reader = CaseReader::new(input, config, format);
+    let mut reader = CaseReader::new(input, config, format, meter);
     while let Some(case) = reader.next_case()? {
-        progress.stage(format!("case {}: {} nodes evaluated", case.case, case.graph.node_count()));
         let with_report = report.is_some();
         let answer = |number: u64, positions: &[u32], bufs: &mut query::Bufs| {
             let nim_sum = query::nim_sum(&case.values, positions);
@@ -60,14 +81,15 @@ pub fn solve(
                 );
             }
         };
-        reader.queries(answer, |bufs, done| {
+        reader.queries(answer, |bufs| {
             out.put(&bufs.main)?;
-            if let Some(report) = &mut report {
-                report.put(&bufs.report)?;
+            match &mut report {
+                Some(report) => {
+                    report.put(&bufs.report)?;
+                    crate::cmd::stop_if_all_closed(&[&*out, &**report])
+                }
+                None => crate::cmd::stop_if_all_closed(&[&*out]),
             }
-            progress.bytes(done.bytes);
-            progress.items(done.queries, &format!("case {} queries", case.case));
-            Ok(())
         })?;
     }
     Ok(())

@@ -1,41 +1,60 @@
-//! `grundy stats`: sizes, levels, degrees, value histograms and stage times of each case.
+//! `grundy stats`: sizes, levels, degrees, value histograms, query outcomes and stage times of
+//! each case, with a total over all cases, the run's time and its peak memory.
 
 use std::time::Instant;
 
-use crate::cases::CaseReader;
+use crate::cases::{CaseReader, StageTimes};
 use crate::cli::StatsArgs;
-use crate::config::Config;
+use crate::config::{self, Config};
 use crate::error::Error;
 use crate::input::Input;
 use crate::output::Sink;
 use crate::progress::Progress;
-use crate::stats::{self, CaseStats};
+use crate::query;
+use crate::stats::{CaseStats, Outcomes, Report};
 
 /// Runs `grundy stats` with the user's arguments.
 pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
-    let input = Input::open(Some(&args.file))?;
-    let mut out = Sink::open(None)?;
-    let mut progress = Progress::new(config.progress, input.bytes().len() as u64);
-    let mut reader = CaseReader::new(&input, config, args.format);
-    let mut all = Vec::new();
+    let started = Instant::now();
+    let format = config::format(&args.format)?;
+    let progress = Progress::new(config.progress);
+    let input = Input::open(args.file.as_deref())?;
+    let mut out = Sink::open_beside(None, &progress)?;
+    let mut reader = CaseReader::new(&input, config, format, &progress);
+    let mut cases = Vec::new();
     while let Some(case) = reader.next_case()? {
-        progress.stage(format!("case {}: {} nodes evaluated", case.case, case.graph.node_count()));
         let start = Instant::now();
-        let queries = reader.skip_queries()?;
-        let times = crate::cases::StageTimes { queries: start.elapsed(), ..case.times };
-        let case_stats = CaseStats::of(&case, queries, times);
-        if !args.json {
-            // People see each case as soon as it is done.
-            out.put(case_stats.to_text(input.name()).as_bytes())?;
-        }
-        all.push(case_stats);
-        progress.bytes(reader.bytes_read());
+        let values = &case.values;
+        let mut wins = 0u64;
+        // Each WIN leaves one byte in the buffers, counted at each flush.
+        let queries = reader.queries(
+            |_, positions, bufs| {
+                if query::nim_sum(values, positions) != 0 {
+                    bufs.main.push(1);
+                }
+            },
+            |bufs| {
+                wins += bufs.main.len() as u64;
+                Ok(())
+            },
+        )?;
+        let times = StageTimes { queries: start.elapsed(), ..case.times };
+        let outcomes = Outcomes { wins, losses: queries - wins };
+        cases.push(CaseStats::of(&case, outcomes, times));
     }
     progress.finish();
-    if args.json {
-        out.put(stats::json_document(input.name(), &all).as_bytes())?;
-    } else if all.is_empty() {
+    if cases.is_empty() && !args.json {
         out.put(format!("{}: no cases\n", input.name()).as_bytes())?;
+        return out.finish();
     }
+    let report = Report {
+        file: input.name(),
+        total: CaseStats::total(&cases),
+        cases: &cases,
+        seconds: started.elapsed().as_secs_f64(),
+        peak_memory_bytes: crate::memory::peak_bytes(),
+    };
+    let text = if args.json { report.to_json() } else { report.to_text() };
+    out.put(text.as_bytes())?;
     out.finish()
 }

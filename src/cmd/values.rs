@@ -4,9 +4,10 @@ use rayon::prelude::*;
 
 use crate::cases::{CaseReader, Evaluated};
 use crate::cli::ValuesArgs;
-use crate::config::Config;
+use crate::config::{self, Config};
 use crate::error::Error;
 use crate::input::Input;
+use crate::meter::{Meter, Stage, Unit};
 use crate::output::Sink;
 use crate::progress::Progress;
 use crate::report::{Rows, VALUES_HEADER};
@@ -18,27 +19,35 @@ const PIECES_PER_BATCH: usize = 64;
 
 /// Runs `grundy values` with the user's arguments.
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
-    let input = Input::open(Some(&args.file))?;
-    let mut out = Sink::open(args.output.as_deref())?;
+    let format = config::format(&args.format)?;
+    let output = args.output.as_deref();
+    crate::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
+    let progress = Progress::new(config.progress);
+    let input = Input::open(args.file.as_deref())?;
+    let mut out = Sink::open_beside(output, &progress)?;
     out.put(&Rows::header(VALUES_HEADER))?;
-    let mut progress = Progress::new(config.progress, input.bytes().len() as u64);
-    let mut reader = CaseReader::new(&input, config, args.format);
+    let mut reader = CaseReader::new(&input, config, format, &progress);
     while let Some(case) = reader.next_case()? {
-        progress.stage(format!("case {}: writing {} rows", case.case, case.graph.node_count()));
-        write_rows(&case, config, &mut out)?;
+        write_rows(&case, config, &mut out, &progress)?;
         reader.skip_queries()?;
-        progress.bytes(reader.bytes_read());
     }
     progress.finish();
     out.finish()
 }
 
 /// Writes the rows of one case, in node order.
-fn write_rows(case: &Evaluated, config: &Config, out: &mut Sink) -> Result<(), Error> {
+fn write_rows(
+    case: &Evaluated,
+    config: &Config,
+    out: &mut Sink,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    let nodes = case.values.len();
+    meter.start(Stage { case: case.case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
     let levels = case.levels.node_levels();
     let rows_of = |first: usize| {
         let mut rows = Rows::new();
-        let last = (first + NODES_PER_PIECE).min(case.values.len());
+        let last = (first + NODES_PER_PIECE).min(nodes);
         for (v, (&value, &level)) in
             case.values.iter().zip(&levels).enumerate().take(last).skip(first)
         {
@@ -47,7 +56,7 @@ fn write_rows(case: &Evaluated, config: &Config, out: &mut Sink) -> Result<(), E
         }
         rows.into_bytes()
     };
-    let starts: Vec<usize> = (0..case.values.len()).step_by(NODES_PER_PIECE).collect();
+    let starts: Vec<usize> = (0..nodes).step_by(NODES_PER_PIECE).collect();
     for batch in starts.chunks(PIECES_PER_BATCH) {
         let pieces: Vec<Vec<u8>> = if config.sequential() {
             batch.iter().map(|&s| rows_of(s)).collect()
@@ -57,6 +66,9 @@ fn write_rows(case: &Evaluated, config: &Config, out: &mut Sink) -> Result<(), E
         for piece in pieces {
             out.put(&piece)?;
         }
+        crate::cmd::stop_if_all_closed(&[&*out])?;
+        let written = batch.last().map_or(nodes, |&s| (s + NODES_PER_PIECE).min(nodes));
+        meter.set(written as u64);
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ use super::{evaluate, field_at_least, push_export, Output, MAX_POSITIONS};
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::eval::Rule;
 use crate::lexer::Lexer;
+use crate::meter::Meter;
 use crate::topo::Levels;
 
 /// Strips of `0..=n` cells, as a move generator; strip `x` has id `x`.
@@ -69,7 +70,12 @@ impl Rule for Strips {
 }
 
 /// Runs the game on the judge's input.
-pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, ParseError> {
+pub fn run(
+    bytes: &[u8],
+    output: Output,
+    sequential: bool,
+    meter: &dyn Meter,
+) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
     let mut strips = Vec::new();
     loop {
@@ -85,7 +91,7 @@ pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, Pa
         strips.push(n);
     }
     let game = Strips::new(strips.iter().copied().max().unwrap_or(0));
-    let values = evaluate(&game, &game.levels(), sequential);
+    let values = evaluate(&game, &game.levels(), sequential, 0, meter);
     let mut out = Vec::new();
     match output {
         Output::Judge => {

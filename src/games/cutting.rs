@@ -11,6 +11,7 @@ use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POS
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::eval::Rule;
 use crate::lexer::Lexer;
+use crate::meter::Meter;
 use crate::topo::Levels;
 
 /// All sheets up to `w x h` (sides from 2), as a move generator.
@@ -96,7 +97,12 @@ impl Rule for Sheets {
 }
 
 /// Runs the game on the judge's input.
-pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, ParseError> {
+pub fn run(
+    bytes: &[u8],
+    output: Output,
+    sequential: bool,
+    meter: &dyn Meter,
+) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
     let mut sheets = Vec::new();
     let (mut w, mut h) = (2, 2);
@@ -116,7 +122,7 @@ pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, Pa
         sheets.push((a, b));
     }
     let game = Sheets::new(w, h);
-    let values = evaluate(&game, &game.levels(), sequential);
+    let values = evaluate(&game, &game.levels(), sequential, 0, meter);
     let mut out = Vec::new();
     match output {
         Output::Judge => {

@@ -7,11 +7,11 @@
 //! Input: cases to the end, each `n m`, then n-1 lines `a b` (airports 1..n); output
 //! `First player wins flying to airport X` (the smallest winning X) or `First player loses`.
 
-use super::{expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
+use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
 use crate::error::{Expected, ParseError, ParseErrorKind};
-use crate::eval;
 use crate::graph::Csr;
 use crate::lexer::Lexer;
+use crate::meter::Meter;
 use crate::topo;
 
 /// The tree rooted at `root`: each airport's children in increasing order, or the first
@@ -52,7 +52,12 @@ pub fn rooted_tree(n: u32, edges: &[(u32, u32)], root: u32) -> Result<Csr, u32> 
 }
 
 /// Runs the game on the judge's input.
-pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, ParseError> {
+pub fn run(
+    bytes: &[u8],
+    output: Output,
+    sequential: bool,
+    meter: &dyn Meter,
+) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
     let mut out = Vec::new();
     if output == Output::Table {
@@ -88,13 +93,9 @@ pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, Pa
                 ),
             },
         })?;
-        let levels = if sequential { topo::levels(&tree) } else { topo::levels_parallel(&tree) }
-            .expect("a rooted tree has no cycle");
-        let values = if sequential {
-            eval::grundy(&tree, &levels)
-        } else {
-            eval::grundy_parallel(&tree, &levels)
-        };
+        let order = if sequential { topo::levels } else { topo::levels_parallel };
+        let levels = order(&tree, &()).expect("a rooted tree has no cycle");
+        let values = evaluate(&tree, &levels, sequential, case, meter);
         match output {
             Output::Judge => match tree.successors(m).iter().find(|&&c| values[c as usize] == 0) {
                 Some(&x) => out.extend_from_slice(

@@ -12,6 +12,7 @@ pub mod team_nim;
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::eval::{self, Rule};
 use crate::lexer::Lexer;
+use crate::meter::{Meter, Stage, Unit};
 use crate::topo::Levels;
 
 /// Most positions a built-in game's table may have (8 bytes each: a value and a place in the
@@ -29,12 +30,21 @@ pub enum Output {
     Export,
 }
 
-/// Evaluates `rule` over `levels`, in parallel unless `sequential`.
-pub fn evaluate<R: Rule>(rule: &R, levels: &Levels, sequential: bool) -> Vec<u32> {
+/// Evaluates `rule` over `levels`, in parallel unless `sequential`, reporting the positions
+/// evaluated (of record `case`, 0 for a whole table) to `meter`.
+pub fn evaluate<R: Rule>(
+    rule: &R,
+    levels: &Levels,
+    sequential: bool,
+    case: u64,
+    meter: &dyn Meter,
+) -> Vec<u32> {
+    let total = rule.node_count() as u64;
+    meter.start(Stage { case, name: "evaluating", unit: Unit::Nodes, total });
     if sequential {
-        eval::grundy(rule, levels)
+        eval::grundy(rule, levels, meter)
     } else {
-        eval::grundy_parallel(rule, levels)
+        eval::grundy_parallel(rule, levels, meter)
     }
 }
 

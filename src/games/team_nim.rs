@@ -14,6 +14,7 @@ use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POS
 use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::eval::Rule;
 use crate::lexer::Lexer;
+use crate::meter::Meter;
 use crate::topo::Levels;
 
 /// One table: position 0 is the lost terminal one; (seat `i`, `s` stones) is `1 + s * seats + i`.
@@ -89,7 +90,12 @@ impl Rule for Table {
 }
 
 /// Runs the game on the judge's input.
-pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, ParseError> {
+pub fn run(
+    bytes: &[u8],
+    output: Output,
+    sequential: bool,
+    meter: &dyn Meter,
+) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
     let mut out = Vec::new();
     if output == Output::Table {
@@ -120,7 +126,7 @@ pub fn run(bytes: &[u8], output: Output, sequential: bool) -> Result<Vec<u8>, Pa
             limits.push(expect_field(&mut lex, case, "M_i", 0)?);
         }
         let table = Table::new(limits, stones);
-        let values = evaluate(&table, &table.levels(), sequential);
+        let values = evaluate(&table, &table.levels(), sequential, 0, meter);
         match output {
             Output::Judge => {
                 let win = values[table.id(0, stones) as usize] != 0;
