@@ -90,13 +90,14 @@ impl Csr {
     /// The reverse graph (every edge turned around), with the same node count; predecessors
     /// are listed in increasing order of their id. Costs another 4 bytes per node and per edge.
     pub fn reversed(&self) -> Csr {
-        self.reversed_from(0..self.node_count() as u32)
+        self.reversed_from(0..self.node_count() as u32, &|_| {})
     }
 
     /// The reverse of the edges leaving the nodes in `sources` only, over all node ids: for
     /// every node, the nodes of `sources` that move to it, in increasing id order.
-    /// 4 bytes per node of the whole graph and per edge leaving `sources`.
-    pub fn reversed_from(&self, sources: std::ops::Range<u32>) -> Csr {
+    /// 4 bytes per node of the whole graph and per edge leaving `sources`. `done(k)` hears
+    /// that `k` more sources are done, every [`TICK`](crate::meter::TICK) sources or so.
+    pub fn reversed_from(&self, sources: std::ops::Range<u32>, done: &(dyn Fn(u64) + Sync)) -> Csr {
         let n = self.node_count();
         let mut offsets = vec![0u32; n + 1];
         for v in sources.clone() {
@@ -110,11 +111,14 @@ impl Csr {
         let mut targets = crate::memory::zeroed_vec(offsets[n] as usize);
         // offsets[t] serves as t's cursor: afterwards it holds t's end, which is t + 1's start,
         // so one shift restores the offsets without a second array.
-        for v in sources {
+        for v in sources.clone() {
             for &t in self.successors(v) {
                 let cursor = &mut offsets[t as usize];
                 targets[*cursor as usize] = v;
                 *cursor += 1;
+            }
+            if (v - sources.start + 1) % crate::meter::TICK as u32 == 0 {
+                done(crate::meter::TICK);
             }
         }
         offsets.rotate_right(1);
@@ -145,7 +149,7 @@ mod tests {
         assert_eq!(r.successors(1), &[0]);
         assert_eq!(r.successors(2), &[0, 0, 1]);
         assert_eq!(r.reversed(), g);
-        let part = g.reversed_from(1..3);
+        let part = g.reversed_from(1..3, &|_| {});
         assert_eq!(part.successors(2), &[1]);
         assert_eq!(part.edge_count(), 1);
     }

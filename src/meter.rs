@@ -52,6 +52,10 @@ pub trait Meter: Sync {
     fn start(&self, stage: Stage);
     /// `done` units of the current stage are done (a count, not an increment).
     fn set(&self, done: u64);
+
+    /// The current stage goes on as a named phase of `total` units of the same kind, counted
+    /// from 0 (Kahn's ordering: `indexing` its predecessors, then `peeling`).
+    fn phase(&self, name: &'static str, total: u64);
 }
 
 impl std::fmt::Debug for dyn Meter + '_ {
@@ -64,6 +68,7 @@ impl std::fmt::Debug for dyn Meter + '_ {
 impl Meter for () {
     fn start(&self, _: Stage) {}
     fn set(&self, _: u64) {}
+    fn phase(&self, _: &'static str, _: u64) {}
 }
 
 /// Units of work between two reports of a [`Ticker`]: at 30 M nodes/s, 450 reports a second.
@@ -108,6 +113,7 @@ mod tests {
         fn set(&self, done: u64) {
             self.0.lock().unwrap().push(done);
         }
+        fn phase(&self, _: &'static str, _: u64) {}
     }
 
     #[test]

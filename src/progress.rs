@@ -1,8 +1,8 @@
 //! Progress on stderr for long runs: the terminal face of [`Meter`].
 //!
 //! Drawn only when stderr is a terminal and `--quiet` is not given, and only once a run has
-//! lasted half a second (a timer thread shows it then, whether or not the engine has reported
-//! since), so short runs and pipelines never see it. Each stage moves the bar: bytes while a
+//! lasted half a second (a display thread shows it then, whether or not the engine has
+//! reported since), so short runs and pipelines never see it. Each stage moves the bar: bytes while a
 //! file is read or its queries answered, nodes while a case is ordered and evaluated, rows
 //! while a CSV is written. Counts and rates are in human units (`4.5 M/10.0 M nodes, 37.1 M/s`)
 //! and the line fits 80 columns. Output to stdout on the same terminal goes through
@@ -18,8 +18,8 @@ use crate::meter::{Meter, Stage, Unit};
 
 /// Runs shorter than this draw nothing.
 const SHOW_AFTER: Duration = Duration::from_millis(500);
-/// The message (counts, rate) is rebuilt at most this often.
-const MESSAGE_EVERY: Duration = Duration::from_millis(100);
+/// The bar is redrawn this often once shown.
+const REDRAW_EVERY: Duration = Duration::from_millis(100);
 /// The whole line: spinner, elapsed time, bar, message.
 const LINE_WIDTH: usize = 80;
 /// Columns before the message: spinner (1), space, elapsed (`00:01:02`, 8), space, bar (20),
@@ -27,6 +27,11 @@ const LINE_WIDTH: usize = 80;
 const PREFIX_WIDTH: usize = 32;
 
 /// A progress bar on stderr, fed through [`Meter`].
+///
+/// Reports only store the stage and its count under a lock; a display thread of the bar's
+/// own applies them to the terminal ten times a second, so the message, the bar and the
+/// count always show the same moment, and a run of a million tiny cases pays a lock per
+/// report, not a redraw.
 pub struct Progress {
     bar: ProgressBar,
     state: Arc<Mutex<State>>,
@@ -37,8 +42,8 @@ pub struct Progress {
 struct State {
     stage: Stage,
     stage_start: Instant,
-    last_message: Option<Instant>,
-    /// Set when the run is over: the timer must not show the bar any more.
+    done: u64,
+    /// Set when the run is over: the display thread stops and draws nothing more.
     finished: bool,
 }
 
@@ -46,17 +51,17 @@ impl Progress {
     /// A bar drawn only if `wanted`, stderr is a terminal, and the run lasts long enough.
     pub fn new(wanted: bool) -> Progress {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-        let style = ProgressStyle::with_template("{spinner} {elapsed_precise} {bar:20} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> ");
+        // The bar is drawn into the message, so one update shows the count, the bar and the
+        // stage of the same moment.
+        let style = ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         let stage = Stage { case: 0, name: "starting", unit: Unit::Bytes, total: 0 };
-        let state =
-            State { stage, stage_start: Instant::now(), last_message: None, finished: false };
+        let state = State { stage, stage_start: Instant::now(), done: 0, finished: false };
         let enabled = wanted && std::io::stderr().is_terminal();
         let progress = Progress { bar, state: Arc::new(Mutex::new(state)), enabled };
         if enabled {
-            progress.show_later();
+            progress.display();
         }
         progress
     }
@@ -80,55 +85,61 @@ impl Progress {
         self.bar.finish_and_clear();
     }
 
-    /// Starts the timer that shows the bar after [`SHOW_AFTER`], unless the run is over.
-    fn show_later(&self) {
+    /// Starts the display thread: after [`SHOW_AFTER`], unless the run is over, it shows the
+    /// bar and applies the latest report every [`REDRAW_EVERY`].
+    fn display(&self) {
         let (bar, state) = (self.bar.clone(), Arc::clone(&self.state));
         let spawned = std::thread::Builder::new().name("progress".into()).spawn(move || {
             std::thread::sleep(SHOW_AFTER);
-            // Under the lock, so `finish` cannot slip between the check and the showing.
-            let state = lock(&state);
-            if !state.finished {
-                bar.set_draw_target(ProgressDrawTarget::stderr());
-                bar.enable_steady_tick(Duration::from_millis(120));
+            let mut shown = false;
+            loop {
+                {
+                    // Under the lock, so `finish` cannot slip between the check and a draw.
+                    let state = lock(&state);
+                    if state.finished {
+                        return;
+                    }
+                    let elapsed = state.stage_start.elapsed().as_secs_f64();
+                    let (stage, done) = (&state.stage, state.done);
+                    bar.set_message(format!(
+                        "{} {}",
+                        bar_text(stage, done),
+                        stage_message(stage, done, elapsed)
+                    ));
+                    if !shown {
+                        bar.set_draw_target(ProgressDrawTarget::stderr());
+                        shown = true;
+                    }
+                    bar.tick();
+                }
+                std::thread::sleep(REDRAW_EVERY);
             }
         });
         // No thread, no bar: the run itself is unaffected.
         drop(spawned);
     }
-
-    /// Rebuilds the message from the current stage and `done`.
-    fn message(&self, state: &mut State, done: u64) {
-        let now = Instant::now();
-        if state.last_message.is_some_and(|t| now - t < MESSAGE_EVERY) {
-            return;
-        }
-        state.last_message = Some(now);
-        let elapsed = (now - state.stage_start).as_secs_f64();
-        let text = stage_message(&state.stage, done, elapsed);
-        self.bar.set_message(text);
-    }
 }
 
 impl Meter for Progress {
     fn start(&self, stage: Stage) {
-        if !self.enabled {
-            return;
+        if self.enabled {
+            let mut state = lock(&self.state);
+            (state.stage, state.stage_start, state.done) = (stage, Instant::now(), 0);
         }
-        let mut state = lock(&self.state);
-        state.stage = stage;
-        state.stage_start = Instant::now();
-        self.bar.set_length(stage.total.max(1));
-        self.bar.set_position(0);
-        self.message(&mut state, 0);
     }
 
     fn set(&self, done: u64) {
-        if !self.enabled {
-            return;
+        if self.enabled {
+            lock(&self.state).done = done;
         }
-        let mut state = lock(&self.state);
-        self.bar.set_position(done);
-        self.message(&mut state, done);
+    }
+
+    fn phase(&self, name: &'static str, total: u64) {
+        if self.enabled {
+            let mut state = lock(&self.state);
+            let stage = Stage { name, total, ..state.stage };
+            (state.stage, state.stage_start, state.done) = (stage, Instant::now(), 0);
+        }
     }
 }
 
@@ -141,6 +152,24 @@ impl Drop for Progress {
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     // A panic while drawing leaves nothing inconsistent worth refusing to draw for.
     state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Width of the bar itself, in characters.
+const BAR_WIDTH: usize = 20;
+
+/// `done` of the stage's total as a bar of [`BAR_WIDTH`] characters: `=====>              `;
+/// blank when the total is unknown.
+fn bar_text(stage: &Stage, done: u64) -> String {
+    if stage.total == 0 {
+        return " ".repeat(BAR_WIDTH);
+    }
+    let filled = ((done.min(stage.total) as f64 / stage.total as f64) * BAR_WIDTH as f64) as usize;
+    let mut text = "=".repeat(filled.min(BAR_WIDTH));
+    if filled < BAR_WIDTH {
+        text.push('>');
+    }
+    let blank = BAR_WIDTH - text.len();
+    text + &" ".repeat(blank)
 }
 
 /// The bar's message for `stage` with `done` units done after `seconds`, cut to fit the line:
@@ -216,6 +245,16 @@ mod tests {
         assert_eq!(human(123_456.0), "123 k");
         assert_eq!(human_bytes(870.0), "870 B");
         assert_eq!(human_bytes(12_345_678.0), "12.3 MB");
+    }
+
+    #[test]
+    fn bars_fill_with_the_count() {
+        let stage = Stage { case: 1, name: "x", unit: Unit::Rows, total: 100 };
+        assert_eq!(bar_text(&stage, 0), format!(">{}", " ".repeat(19)));
+        assert_eq!(bar_text(&stage, 50), format!("{}>{}", "=".repeat(10), " ".repeat(9)));
+        assert_eq!(bar_text(&stage, 100), "=".repeat(20));
+        assert_eq!(bar_text(&stage, 1000), "=".repeat(20));
+        assert_eq!(bar_text(&Stage { total: 0, ..stage }, 5), " ".repeat(20));
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //! Memory while peeling: the reverse graph (4 bytes per edge and per node) and a pending count
 //! (4 bytes per node); the result keeps 4 bytes per node plus 4 per level.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rayon::prelude::*;
 
 use crate::graph::Csr;
@@ -74,7 +76,7 @@ impl Levels {
 /// count of nodes ordered goes to `meter`.
 pub fn levels(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Vec<u32>> {
     let n = graph.node_count();
-    let reverse = graph.reversed();
+    let reverse = index(graph, meter, |graph, done| graph.reversed_from(0..n as u32, done));
     let (mut pending, mut order) = out_degrees_and_sinks(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
@@ -95,6 +97,21 @@ pub fn levels(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Vec<u32>> {
         return Err(find_cycle(graph, &pending));
     }
     Ok(Levels { order, level_starts })
+}
+
+/// Builds the index of predecessors with `build`, telling `meter` (phase `indexing`) how many
+/// nodes' edges are in it, then starts the phase `peeling`.
+fn index<T>(
+    graph: &Csr,
+    meter: &dyn Meter,
+    build: impl FnOnce(&Csr, &(dyn Fn(u64) + Sync)) -> T,
+) -> T {
+    let n = graph.node_count() as u64;
+    meter.phase("indexing", n);
+    let done = AtomicU64::new(0);
+    let built = build(graph, &|k| meter.set(done.fetch_add(k, Ordering::Relaxed) + k));
+    meter.phase("peeling", n);
+    built
 }
 
 /// Every node's pending out-degree, and the nodes with none (the sinks, level 0) in id order,
@@ -138,7 +155,7 @@ const MAX_PARTS: usize = 4;
 /// as in the sequential peeling.
 pub fn levels_parallel(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Vec<u32>> {
     let n = graph.node_count();
-    let reverse = PartedReverse::new(graph);
+    let reverse = index(graph, meter, PartedReverse::new);
     let (mut pending, mut order) = out_degrees_and_sinks(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
@@ -197,13 +214,16 @@ struct PartedReverse {
 }
 
 impl PartedReverse {
-    fn new(graph: &Csr) -> PartedReverse {
+    fn new(graph: &Csr, done: &(dyn Fn(u64) + Sync)) -> PartedReverse {
         let n = graph.node_count();
         let parts = rayon::current_num_threads().clamp(1, MAX_PARTS);
         let span = n.div_ceil(parts).max(1);
         let built: Vec<Csr> = (0..n.div_ceil(span).max(1))
             .into_par_iter()
-            .map(|k| graph.reversed_from((k * span).min(n) as u32..((k + 1) * span).min(n) as u32))
+            .map(|k| {
+                let sources = (k * span).min(n) as u32..((k + 1) * span).min(n) as u32;
+                graph.reversed_from(sources, done)
+            })
             .collect();
         let parts = built.len();
         let mut starts = vec![0u32; (n + 1) * parts];

@@ -332,34 +332,95 @@ fn values_into_a_closed_pipe_exits_0_quietly() {
     assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()), (Some(0), ""));
 }
 
-/// A run long enough to show progress (over half a second): `values` of a big generated file.
+/// A run long enough to show progress (over half a second): `values` or `solve` of a big
+/// generated file.
 fn long_run(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("big.txt");
     let file = path.to_str().unwrap();
-    run(&["generate", "-n", "2000000", "--avg-degree", "5", "-q", "0", "-o", file], None).ok();
+    let args = ["generate", "-n", "2000000", "--avg-degree", "5", "-q", "1000000", "-o", file];
+    run(&args, None).ok();
     path
 }
 
+/// What a terminal showed: the typescript `script(1)` recorded of `args`, or `None` when
+/// there is no `script` here.
+fn on_a_terminal(args: &[&str]) -> Option<String> {
+    std::process::Command::new("script").arg("--version").output().ok()?;
+    let command = format!("{} {}", env!("CARGO_BIN_EXE_grundy"), args.join(" "));
+    let out = std::process::Command::new("script")
+        .args(["-qefc", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The lines of a typescript as they were last drawn: escape sequences removed, each line cut
+/// at its last carriage return (a redraw), the frames drawn over before it kept apart.
+fn screen(typescript: &str) -> (Vec<String>, Vec<String>) {
+    let mut plain = String::new();
+    let mut chars = typescript.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // CSI: ESC [ parameters, then one final letter.
+            chars.next();
+            while chars.next().is_some_and(|c| !c.is_ascii_alphabetic()) {}
+        } else {
+            plain.push(c);
+        }
+    }
+    let (mut last, mut frames) = (Vec::new(), Vec::new());
+    for line in plain.split('\n') {
+        let mut parts: Vec<&str> = line.trim_end_matches('\r').split('\r').collect();
+        last.push(parts.pop().unwrap_or("").to_string());
+        frames.extend(parts.into_iter().filter(|p| !p.trim().is_empty()).map(str::to_string));
+    }
+    (last, frames)
+}
+
+/// Regression: on a 10M-node file the bar showed nothing for 8 s and then jumped to 100 %,
+/// with rates like `37109928/s`.
 #[test]
-fn progress_is_drawn_on_a_terminal_only() {
+fn progress_moves_through_the_stages_on_a_terminal_only() {
     let dir = tempdir();
     let big = long_run(dir.path());
     let out = dir.path().join("v.csv");
     let args = ["--threads", "1", "values", big.to_str().unwrap(), "-o", out.to_str().unwrap()];
     // stderr is a pipe here: nothing may appear on it.
     assert_eq!(run(&args, None).ok(), "");
-    // Under a terminal (script(1) gives one), the bar appears, unless --quiet.
-    let Ok(_) = std::process::Command::new("script").arg("--version").output() else { return };
-    let command = format!("{} {}", env!("CARGO_BIN_EXE_grundy"), args.join(" "));
-    let tty = |extra: &str| {
-        let out = std::process::Command::new("script")
-            .args(["-qefc", &format!("{command}{extra}"), "/dev/null"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    assert!(tty("").contains("writing"), "a progress message on the terminal");
-    assert!(!tty(" --quiet").contains("writing"));
+    let Some(typescript) = on_a_terminal(&args) else { return };
+    let (last, frames) = screen(&typescript);
+    let drawn: Vec<&String> =
+        frames.iter().chain(&last).filter(|f| f.contains("case 1: ")).collect();
+    assert!(drawn.len() > 1, "more than one frame: {typescript:?}");
+    for stage in ["peeling", "evaluating", "writing"] {
+        assert!(drawn.iter().any(|f| f.contains(stage)), "{stage} shown: {drawn:?}");
+    }
+    for frame in &drawn {
+        assert!(frame.chars().count() <= 80, "fits 80 columns: {frame:?}");
+        let raw_rate = frame.split(' ').any(|w| w.len() > 6 && w.ends_with("/s"));
+        assert!(!raw_rate, "rates in human units: {frame:?}");
+    }
+    assert!(drawn.iter().any(|f| f.contains(" M/s") || f.contains(" k/s")), "{drawn:?}");
+    let (quiet_last, quiet_frames) =
+        screen(&on_a_terminal(&[&args[..], &["--quiet"]].concat()).unwrap());
+    assert!(quiet_frames.is_empty() && quiet_last.iter().all(|l| l.trim().is_empty()));
+}
+
+/// When stdout is the bar's own terminal, answers are never drawn over: every line on the
+/// screen is an answer, whole, and the bar was there too.
+#[test]
+fn progress_never_overwrites_answers_on_the_same_terminal() {
+    let dir = tempdir();
+    let big = long_run(dir.path());
+    let args = ["--threads", "1", "solve", big.to_str().unwrap()];
+    let expected = run(&args, None).ok();
+    let Some(typescript) = on_a_terminal(&args) else { return };
+    let (last, frames) = screen(&typescript);
+    assert!(frames.iter().any(|f| f.contains("case 1: ")), "the bar was drawn");
+    let answers: Vec<&str> = last.iter().map(String::as_str).filter(|l| !l.is_empty()).collect();
+    assert_eq!(answers.len(), 1_000_000);
+    assert!(answers.iter().all(|&l| l == "WIN" || l == "LOSE"), "every answer line is whole");
+    assert_eq!(answers.join("\n") + "\n", expected);
 }
 
 #[test]

@@ -2,10 +2,12 @@
 //! link into one test binary.
 
 mod errors;
+mod formats;
 mod games;
 mod generate;
 mod large;
 mod oracle;
+mod outputs;
 mod regression;
 mod reports;
 mod seeds;
