@@ -91,15 +91,7 @@ impl<'a> CaseReader<'a> {
                 ParChessReader::new(input.bytes(), config.chunk_bytes).with_meter(meter),
             ),
         };
-        CaseReader {
-            input,
-            format,
-            parallel: !config.sequential(),
-            chunk_bytes: config.chunk_bytes,
-            inner,
-            positions: Vec::new(),
-            meter,
-        }
+        CaseReader::with(input, config, format, inner, meter)
     }
 
     /// A reader of `input` as a file of queries only, on a graph of `nodes` nodes.
@@ -115,15 +107,18 @@ impl<'a> CaseReader<'a> {
         } else {
             Inner::Parallel(ParChessReader::queries_only(bytes, config.chunk_bytes, nodes))
         };
-        CaseReader {
-            input,
-            format: Format::Chess,
-            parallel: !config.sequential(),
-            chunk_bytes: config.chunk_bytes,
-            inner,
-            positions: Vec::new(),
-            meter,
-        }
+        CaseReader::with(input, config, Format::Chess, inner, meter)
+    }
+
+    fn with(
+        input: &'a Input,
+        config: &Config,
+        format: Format,
+        inner: Inner<'a>,
+        meter: &'a dyn Meter,
+    ) -> CaseReader<'a> {
+        let (parallel, chunk_bytes) = (!config.sequential(), config.chunk_bytes);
+        CaseReader { input, format, parallel, chunk_bytes, inner, positions: Vec::new(), meter }
     }
 
     /// Bytes of the input read so far (for progress).

@@ -54,7 +54,7 @@ pub fn read(
     let mut start = 0;
     while start < bytes.len() {
         let end = line_end(bytes, start + window.max(1));
-        let pieces = pieces(bytes, start, end, pieces_per_window);
+        let pieces = crate::tokens::cut(bytes, start, end, pieces_per_window, line_end);
         let parsed: Vec<(Columns, Result<(), ParseError>)> = if parallel {
             pieces.par_iter().map(|&(a, b)| parse_piece(bytes, a, b, nodes)).collect()
         } else {
@@ -151,19 +151,6 @@ fn line_end(bytes: &[u8], at: usize) -> usize {
         return bytes.len();
     }
     bytes[at..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| at + i + 1)
-}
-
-/// Cuts `start..end` into about `count` pieces of whole lines.
-fn pieces(bytes: &[u8], start: usize, end: usize, count: usize) -> Vec<(usize, usize)> {
-    let step = (end - start).div_ceil(count.max(1)).max(1);
-    let mut out = Vec::with_capacity(count);
-    let mut a = start;
-    while a < end {
-        let b = line_end(bytes, a + step).min(end);
-        out.push((a, b));
-        a = b;
-    }
-    out
 }
 
 /// Spaces and tabs (and a CR before the line end): what separates the ids of a line.

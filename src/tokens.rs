@@ -215,8 +215,20 @@ fn boundary(bytes: &[u8], at: usize) -> usize {
 
 /// Cuts `start..end` into about `threads * PIECES_PER_THREAD` pieces at whitespace.
 fn pieces(bytes: &[u8], start: usize, end: usize, threads: usize) -> Vec<(usize, usize)> {
-    let count = (threads * PIECES_PER_THREAD).max(1);
-    let step = (end - start).div_ceil(count).max(1);
+    cut(bytes, start, end, threads * PIECES_PER_THREAD, boundary)
+}
+
+/// Cuts `start..end` of `bytes` into about `count` pieces, each ending where `boundary(bytes,
+/// at)` says the first safe cut at or after `at` is (whitespace for tokens, a line end for
+/// edge lists).
+pub fn cut(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    count: usize,
+    boundary: impl Fn(&[u8], usize) -> usize,
+) -> Vec<(usize, usize)> {
+    let step = (end - start).div_ceil(count.max(1)).max(1);
     let mut out = Vec::with_capacity(count);
     let mut a = start;
     while a < end {

@@ -185,21 +185,8 @@ fn stats_match_the_oracle() {
             let mut by_g = vec![0u64; *g.iter().max().unwrap() as usize + 1];
             g.iter().for_each(|&x| by_g[x as usize] += 1);
             let edges: usize = case.lists.iter().map(Vec::len).sum();
-            let parallel: usize = case
-                .lists
-                .iter()
-                .map(|l| {
-                    let mut distinct = l.clone();
-                    distinct.sort_unstable();
-                    distinct.dedup();
-                    l.len() - distinct.len()
-                })
-                .sum();
-            let wins = case
-                .queries
-                .iter()
-                .filter(|q| q.iter().fold(0, |x, &p| x ^ g[p as usize]) != 0)
-                .count();
+            let parallel: usize = case.lists.iter().map(|l| repeats(l)).sum();
+            let wins = case.queries.iter().filter(|q| nim_sum(q, &g) != 0).count();
             serde_json::json!({
                 "case": c + 1,
                 "nodes": n,

@@ -307,6 +307,19 @@ pub fn values_in_order(lists: &[Vec<u32>], topo: &[u32]) -> Vec<u32> {
     g
 }
 
+/// Out-positions of `list` that repeat one earlier in it (parallel edges).
+pub fn repeats(list: &[u32]) -> usize {
+    let mut distinct = list.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    list.len() - distinct.len()
+}
+
+/// The nim-sum of tokens on `query` under values `g`.
+pub fn nim_sum(query: &[u32], g: &[u32]) -> u32 {
+    query.iter().fold(0, |x, &p| x ^ g[p as usize])
+}
+
 /// Whether the player to move wins with tokens on `tokens`, by searching the game tree of the
 /// sum itself (no Sprague-Grundy theory): a position wins iff some move reaches a losing one.
 pub fn game_tree_wins(
