@@ -83,7 +83,9 @@ fn node_count(bytes: &[u8], columns: &Columns) -> Result<u32, ParseError> {
     let too_sparse = u64::from(largest) >= FREE_NODES && u64::from(largest) > IDS_PER_EDGE * edges;
     if largest == u32::MAX || too_sparse {
         let offset = first_mention(bytes, largest);
-        let expected = Expected::EdgeFrom;
+        let line_start = bytes[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let first = bytes[line_start..offset].iter().all(|&b| is_blank(b));
+        let expected = if first { Expected::EdgeFrom } else { Expected::EdgeTo };
         let reason = if largest == u32::MAX {
             format!("{largest} is not a node id (ids go up to {})", u32::MAX - 1)
         } else {

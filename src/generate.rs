@@ -562,7 +562,8 @@ pub fn generate(
         let stage =
             Stage { case: number, name: "generating", unit: Unit::Nodes, total: gen.n.into() };
         meter.start(stage);
-        let blocks = u64::from(gen.n.div_ceil(NODE_BLOCK));
+        // A query file without LOSE shares needs nothing of the graph.
+        let blocks = if text || keep { u64::from(gen.n.div_ceil(NODE_BLOCK)) } else { 0 };
         write_batched(
             out,
             blocks,
