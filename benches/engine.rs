@@ -8,11 +8,11 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-use grundy::chess::ChessReader;
-use grundy::chess_parallel::ParChessReader;
-use grundy::config::DEFAULT_CHUNK_BYTES;
+use grundy::app::config::DEFAULT_CHUNK_BYTES;
 use grundy::generate::{generate, Edges, Spec};
-use grundy::{eval, query, topo};
+use grundy::parse::chess::ChessReader;
+use grundy::parse::chess_parallel::ParChessReader;
+use grundy::{answer, eval, order};
 
 fn input() -> Vec<u8> {
     let spec = Spec { edges: Edges::Mean(10.0), queries: 200_000, seed: 1, ..Spec::new(200_000) };
@@ -27,7 +27,7 @@ fn stages(c: &mut Criterion) {
     let pool = rayon::ThreadPoolBuilder::new().build().unwrap();
     let bytes = input();
     let graph = ChessReader::new(&bytes).next_graph().unwrap().unwrap();
-    let levels = topo::levels(&graph, &()).unwrap();
+    let levels = order::levels(&graph, &()).unwrap();
     let values = eval::grundy(&graph, &levels, &());
 
     let mut group = c.benchmark_group("parse");
@@ -61,9 +61,9 @@ fn stages(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("levels");
     group.throughput(Throughput::Elements(graph.edge_count() as u64));
-    group.bench_function("sequential", |b| b.iter(|| topo::levels(&graph, &()).unwrap()));
+    group.bench_function("sequential", |b| b.iter(|| order::levels(&graph, &()).unwrap()));
     group.bench_function("parallel", |b| {
-        b.iter(|| pool.install(|| topo::levels_parallel(&graph, &()).unwrap()))
+        b.iter(|| pool.install(|| order::levels_parallel(&graph, &()).unwrap()))
     });
     group.finish();
 
@@ -84,12 +84,12 @@ fn stages(c: &mut Criterion) {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         group.bench_with_input(BenchmarkId::new("threads", threads), &batch, |b, batch| {
             b.iter(|| {
-                let mut out = query::Bufs::default();
-                let answer = |_: u64, positions: &[u32], bufs: &mut query::Bufs| {
-                    let verdict = query::verdict_line(query::nim_sum(&values, positions));
+                let mut out = answer::Bufs::default();
+                let answer = |_: u64, positions: &[u32], bufs: &mut answer::Bufs| {
+                    let verdict = answer::verdict_line(answer::nim_sum(&values, positions));
                     bufs.main.extend_from_slice(verdict);
                 };
-                pool.install(|| query::answer_batch(batch, &mut out, answer)).unwrap();
+                pool.install(|| answer::answer_batch(batch, &mut out, answer)).unwrap();
                 out
             })
         });

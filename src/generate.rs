@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::graph::Csr;
 use crate::meter::{Meter, Stage, Unit};
-use crate::{eval, topo};
+use crate::{eval, order};
 
 /// The structure of the generated graphs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -606,7 +606,7 @@ pub fn generate(
 fn evaluate(graph: &Csr, case: u64, sequential: bool, meter: &dyn Meter) -> Vec<u32> {
     let nodes = graph.node_count() as u64;
     meter.start(Stage { case, name: "ordering", unit: Unit::Nodes, total: nodes });
-    let order = if sequential { topo::levels } else { topo::levels_parallel };
+    let order = if sequential { order::levels } else { order::levels_parallel };
     let levels = order(graph, meter).expect("generated graphs are acyclic by construction");
     meter.start(Stage { case, name: "evaluating", unit: Unit::Nodes, total: nodes });
     if sequential {

@@ -1,47 +1,46 @@
 //! grundy: Sprague-Grundy values of impartial games given as directed acyclic graphs.
 //!
-//! The engine runs in stages, each in its own module, each with plain data between them:
+//! The engine runs in stages, one folder each, with plain typed data between them; data flows
+//! down this list and never back:
 //!
-//! 1. [`input`]: the bytes of a file (memory-mapped) or of stdin;
-//! 2. [`lexer`] and [`chess`] (sequential), or [`tokens`] and [`chess_parallel`] (parallel):
-//!    tokens, then a case's graph in CSR form ([`graph::Csr`]);
-//! 3. [`topo`]: Kahn's order, sinks first, grouped into levels;
-//! 4. [`eval`]: the Grundy value of every node, level by level;
-//! 5. [`query`]: nim-sums and verdicts, in parallel batches;
-//! 6. [`cmd`]: the subcommands, which write results through [`output`];
-//!    [`generate`] makes valid random inputs.
+//! 1. [`io`]: the bytes of an input (a memory map, stdin, a decompressed file); outputs that
+//!    appear whole or not at all; the progress bar; signals.
+//! 2. [`parse`]: tokens, then a case's game ([`graph::GameGraph`]), by the sequential reader
+//!    or its parallel twin, in the chess, sums or edge-list [`Format`].
+//! 3. [`graph`]: the [`graph::Rule`] trait and the graphs that implement it (CSR, sums).
+//! 4. [`order`]: Kahn's order, sinks first, grouped into levels.
+//! 5. [`eval`]: the Grundy value of every node, level by level.
+//! 6. [`exec`]: the case loop (read, order, evaluate, then the queries), on the sequential
+//!    or the parallel path.
+//! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
+//! 8. [`report`]: CSV rows and statistics.
 //!
-//! Every parallel stage has a sequential twin, selected by `--threads 1` ([`config`]).
+//! Beside the pipeline: [`games`] (the seed problems' games as move generators on the same
+//! engine), [`generate`] (valid random inputs), [`meter`] (how the engine reports progress),
+//! [`error`] (the one-line errors users see). [`app`] is the command line: the binary's thin
+//! `main` calls [`app::run`]; nothing in the engine imports it.
 //!
-//! Errors are typed ([`error::Error`]) and rendered as one line by the binary.
+//! Every parallel stage has a sequential twin, selected by `--threads 1`, giving the same
+//! bytes.
 
 #![warn(missing_docs)]
 
-pub mod cases;
-pub mod chess;
-pub mod chess_parallel;
-pub mod cli;
-pub mod cmd;
-pub mod config;
-pub mod edges;
+pub mod answer;
+pub mod app;
 pub mod error;
 pub mod eval;
-pub mod format;
+pub mod exec;
 pub mod games;
 pub mod generate;
 pub mod graph;
-pub mod input;
-pub mod lexer;
-pub mod memory;
+pub mod io;
 pub mod meter;
-pub mod output;
-pub mod progress;
-pub mod query;
+pub mod order;
+pub mod parse;
 pub mod report;
-pub mod signals;
-pub mod stats;
-pub mod sums;
-pub mod tokens;
-pub mod topo;
 
+pub use app::config::Config;
 pub use error::Error;
+pub use exec::CaseReader;
+pub use io::input::Input;
+pub use parse::format::Format;

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = grundy::cli::Cli::parse();
-    match grundy::cmd::run(cli) {
+    let cli = grundy::app::cli::Cli::parse();
+    match grundy::app::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {

@@ -3,10 +3,10 @@
 //! nodes are numbered, one thread and several give the same bytes, every reported winning move
 //! wins, and `values` then `query` agree with `solve`.
 
-use grundy::cmd::{query, solve};
-use grundy::config::Config;
-use grundy::format::Format;
-use grundy::input::Input;
+use grundy::app::cmd::{query, solve};
+use grundy::Config;
+use grundy::Format;
+use grundy::Input;
 use proptest::prelude::*;
 
 /// A game: each node's moves, each move a list of parts (one part in the chess format).
@@ -169,7 +169,7 @@ proptest! {
             let input = Input::from_bytes("<prop>", g.text(Format::Sums).into_bytes());
             let config = config(2);
             in_pool(2, || {
-                let mut reader = grundy::cases::CaseReader::new(&input, &config, Format::Sums, &());
+                let mut reader = grundy::CaseReader::new(&input, &config, Format::Sums, &());
                 reader.next_case().unwrap().unwrap().values
             })
         };
@@ -206,7 +206,7 @@ proptest! {
         let input = Input::from_bytes("<prop>", text.clone().into_bytes());
         let values = in_pool(2, || {
             let config = config(2);
-            let mut reader = grundy::cases::CaseReader::new(&input, &config, Format::Chess, &());
+            let mut reader = grundy::CaseReader::new(&input, &config, Format::Chess, &());
             reader.next_case().unwrap().unwrap().values
         });
         prop_assert_eq!(&verdicts(&game, &values), &verdict_lines);

@@ -4,10 +4,10 @@
 //! boundary falls somewhere) give the same output and the same error message.
 #![no_main]
 
-use grundy::format::Format;
-use grundy::cmd::{query, solve};
-use grundy::config::Config;
-use grundy::input::Input;
+use grundy::Format;
+use grundy::app::cmd::{query, solve};
+use grundy::Config;
+use grundy::Input;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
@@ -31,7 +31,7 @@ fn query_with(graph: &Input, queries: &Input, config: &Config, format: Format) -
 /// derived from a 9-byte id would spend the fuzzer's time on allocation), or the error.
 fn edges_with(input: &Input, config: &Config) -> Result<Vec<u32>, String> {
     let format = Format::Edges { nodes: Some(1000) };
-    let mut reader = grundy::cases::CaseReader::new(input, config, format, &());
+    let mut reader = grundy::CaseReader::new(input, config, format, &());
     match reader.next_case() {
         Ok(case) => Ok(case.map(|c| c.values).unwrap_or_default()),
         Err(e) => Err(e.to_string()),

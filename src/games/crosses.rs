@@ -8,11 +8,11 @@
 use std::ops::Range;
 
 use super::{evaluate, field_at_least, push_export, Output, MAX_POSITIONS};
-use crate::error::{Expected, ParseError, ParseErrorKind};
-use crate::eval::Rule;
-use crate::lexer::Lexer;
+use crate::graph::Rule;
 use crate::meter::Meter;
-use crate::topo::Levels;
+use crate::order::Levels;
+use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::lexer::Lexer;
 
 /// Strips of `0..=n` cells, as a move generator; strip `x` has id `x`.
 ///

@@ -8,11 +8,11 @@
 //! `First player wins flying to airport X` (the smallest winning X) or `First player loses`.
 
 use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
-use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::graph::Csr;
-use crate::lexer::Lexer;
 use crate::meter::Meter;
-use crate::topo;
+use crate::order;
+use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::lexer::Lexer;
 
 /// The tree rooted at `root`: each airport's children in increasing order, or the first
 /// airport the flights do not reach from the root (they then do not form a tree).
@@ -93,7 +93,7 @@ pub fn run(
                 ),
             },
         })?;
-        let order = if sequential { topo::levels } else { topo::levels_parallel };
+        let order = if sequential { order::levels } else { order::levels_parallel };
         let levels = order(&tree, &()).expect("a rooted tree has no cycle");
         let values = evaluate(&tree, &levels, sequential, case, meter);
         match output {

@@ -9,11 +9,12 @@ pub mod cutting;
 pub mod geography;
 pub mod team_nim;
 
-use crate::error::{Expected, ParseError, ParseErrorKind};
-use crate::eval::{self, Rule};
-use crate::lexer::Lexer;
+use crate::eval;
+use crate::graph::Rule;
 use crate::meter::{Meter, Stage, Unit};
-use crate::topo::Levels;
+use crate::order::Levels;
+use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::lexer::Lexer;
 
 /// Most positions a built-in game's table may have (8 bytes each: a value and a place in the
 /// order), so that a line of input can never ask for more than 2 GiB.

@@ -11,11 +11,11 @@
 use std::ops::Range;
 
 use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
-use crate::error::{Expected, ParseError, ParseErrorKind};
-use crate::eval::Rule;
-use crate::lexer::Lexer;
+use crate::graph::Rule;
 use crate::meter::Meter;
-use crate::topo::Levels;
+use crate::order::Levels;
+use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::lexer::Lexer;
 
 /// One table: position 0 is the lost terminal one; (seat `i`, `s` stones) is `1 + s * seats + i`.
 #[derive(Debug, Clone)]

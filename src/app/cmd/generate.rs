@@ -1,11 +1,11 @@
 //! `grundy generate`: a random, valid chess-format file (or a file of queries only).
 
-use crate::cli::GenerateArgs;
-use crate::config::Config;
+use crate::app::cli::GenerateArgs;
+use crate::app::config::Config;
 use crate::error::Error;
 use crate::generate::{self, Edges, Spec};
-use crate::output::Sink;
-use crate::progress::Progress;
+use crate::io::progress::Progress;
+use crate::io::sink::Sink;
 
 /// Runs `grundy generate` with the user's arguments.
 pub fn run(args: &GenerateArgs, config: &Config) -> Result<(), Error> {

@@ -5,11 +5,11 @@
 //! case is read whole (it must be evaluated before its first query is answered); queries are
 //! read one at a time, so a query section of any length takes no memory.
 
-use crate::error::{Expected, ParseError, ParseErrorKind};
+use crate::graph::sums::SumsGraph;
 use crate::graph::Csr;
-use crate::lexer::Lexer;
 use crate::meter::Meter;
-use crate::sums::SumsGraph;
+use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::lexer::Lexer;
 
 /// Nodes read between two progress reports.
 const NODES_PER_REPORT: u32 = 1 << 16;

@@ -2,14 +2,14 @@
 
 use rayon::prelude::*;
 
-use crate::cases::{CaseReader, Evaluated};
-use crate::cli::ValuesArgs;
-use crate::config::{self, Config};
+use crate::app::cli::ValuesArgs;
+use crate::app::config::{self, Config};
 use crate::error::Error;
-use crate::input::Input;
+use crate::exec::{CaseReader, Evaluated};
+use crate::io::input::Input;
+use crate::io::progress::Progress;
+use crate::io::sink::Sink;
 use crate::meter::{Meter, Stage, Unit};
-use crate::output::Sink;
-use crate::progress::Progress;
 use crate::report::{Rows, VALUES_HEADER};
 
 /// Nodes per piece of rows formatted in parallel; pieces are written in order, a batch at a
@@ -21,7 +21,7 @@ const PIECES_PER_BATCH: usize = 64;
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
     let output = args.output.as_deref();
-    crate::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
+    crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(output, &progress)?;
@@ -66,7 +66,7 @@ fn write_rows(
         for piece in pieces {
             out.put(&piece)?;
         }
-        crate::cmd::stop_if_all_closed(&[&*out])?;
+        crate::app::cmd::stop_if_all_closed(&[&*out])?;
         let written = batch.last().map_or(nodes, |&s| (s + NODES_PER_PIECE).min(nodes));
         meter.set(written as u64);
     }

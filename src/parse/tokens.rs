@@ -11,9 +11,9 @@
 
 use rayon::prelude::*;
 
-use crate::error::{Expected, ParseError};
-use crate::lexer::{is_space, scan_number, Lexer, Scanned};
 use crate::meter::Meter;
+use crate::parse::error::{Expected, ParseError};
+use crate::parse::lexer::{is_space, scan_number, Lexer, Scanned};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
 const PIECES_PER_THREAD: usize = 4;
@@ -185,7 +185,7 @@ impl<'a> TokenReader<'a> {
             // pages tokens are written to are ever touched.
             let bound = (bytes.len() - start) / 2 + 1;
             self.buf.reserve(bound.min(MAX_RESERVE));
-            crate::memory::advise_huge(&mut self.buf);
+            crate::io::memory::advise_huge(&mut self.buf);
         }
         // Keep the tokens before the first bad one; nothing after it is read.
         for (tokens, bad) in self.piece_tokens.iter().zip(&parsed) {

@@ -1,15 +1,15 @@
 //! `grundy query`: a file of queries answered against one graph, as CSV with winning moves.
 
-use crate::cases::CaseReader;
-use crate::chess::ChessReader;
-use crate::cli::QueryArgs;
-use crate::config::{self, Config};
+use crate::app::cli::QueryArgs;
+use crate::app::config::{self, Config};
 use crate::error::Error;
-use crate::format::Format;
-use crate::input::Input;
+use crate::exec::CaseReader;
+use crate::io::input::Input;
+use crate::io::progress::Progress;
+use crate::io::sink::{Put, Sink};
 use crate::meter::Meter;
-use crate::output::{Put, Sink};
-use crate::progress::Progress;
+use crate::parse::chess::ChessReader;
+use crate::parse::format::Format;
 use crate::report::{self, Rows, QUERY_HEADER};
 
 /// Runs `grundy query` with the user's arguments.
@@ -22,14 +22,14 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
         ));
     }
     let queries = args.queries.as_deref();
-    if queries.is_some_and(|q| crate::cmd::same_file(&args.graph, q)) {
+    if queries.is_some_and(|q| crate::app::cmd::same_file(&args.graph, q)) {
         return Err(Error::Usage(format!(
             "QUERIES {} is the graph file itself: give a file of queries (`M p_1 .. p_M` per line)",
             args.graph.display()
         )));
     }
     let output = args.output.as_deref();
-    crate::cmd::refuse_clobbering(
+    crate::app::cmd::refuse_clobbering(
         &[("GRAPH", Some(&args.graph)), ("QUERIES", queries)],
         &[("-o", output)],
     )?;
@@ -69,7 +69,7 @@ pub fn query(
         },
         |bufs| {
             out.put(&bufs.main)?;
-            crate::cmd::stop_if_all_closed(&[&*out])
+            crate::app::cmd::stop_if_all_closed(&[&*out])
         },
     );
     answered.and_then(|_| reader.expect_end()).map_err(|e| hint_graph_file(e, queries_input))

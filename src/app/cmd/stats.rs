@@ -3,15 +3,15 @@
 
 use std::time::Instant;
 
-use crate::cases::{CaseReader, StageTimes};
-use crate::cli::StatsArgs;
-use crate::config::{self, Config};
+use crate::answer;
+use crate::app::cli::StatsArgs;
+use crate::app::config::{self, Config};
 use crate::error::Error;
-use crate::input::Input;
-use crate::output::Sink;
-use crate::progress::Progress;
-use crate::query;
-use crate::stats::{CaseStats, Outcomes, Report};
+use crate::exec::{CaseReader, StageTimes};
+use crate::io::input::Input;
+use crate::io::progress::Progress;
+use crate::io::sink::Sink;
+use crate::report::stats::{CaseStats, Outcomes, Report};
 
 /// Runs `grundy stats` with the user's arguments.
 pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
@@ -29,7 +29,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
         // Each WIN leaves one byte in the buffers, counted at each flush.
         let queries = reader.queries(
             |_, positions, bufs| {
-                if query::nim_sum(values, positions) != 0 {
+                if answer::nim_sum(values, positions) != 0 {
                     bufs.main.push(1);
                 }
             },
@@ -52,7 +52,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
         total: CaseStats::total(&cases),
         cases: &cases,
         seconds: started.elapsed().as_secs_f64(),
-        peak_memory_bytes: crate::memory::peak_bytes(),
+        peak_memory_bytes: crate::io::memory::peak_bytes(),
     };
     let text = if args.json { report.to_json() } else { report.to_text() };
     out.put(text.as_bytes())?;

@@ -6,16 +6,16 @@
 //! file that appears only if the whole run succeeds. A closed stdout (`| head -1`) does not
 //! cancel the report: the run goes on without stdout and finishes it.
 
-use crate::cases::CaseReader;
-use crate::cli::SolveArgs;
-use crate::config::{self, Config};
+use crate::answer;
+use crate::app::cli::SolveArgs;
+use crate::app::config::{self, Config};
 use crate::error::Error;
-use crate::format::Format;
-use crate::input::Input;
+use crate::exec::CaseReader;
+use crate::io::input::Input;
+use crate::io::progress::Progress;
+use crate::io::sink::{Put, Sink};
 use crate::meter::Meter;
-use crate::output::{Put, Sink};
-use crate::progress::Progress;
-use crate::query;
+use crate::parse::format::Format;
 use crate::report::{self, Rows, SOLVE_HEADER};
 
 /// Runs `grundy solve` with the user's arguments.
@@ -36,7 +36,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
         ));
     }
     let report_path = args.report.as_deref();
-    crate::cmd::refuse_clobbering(
+    crate::app::cmd::refuse_clobbering(
         &[("FILE", args.file.as_deref())],
         &[("-o", args.output.as_deref()), ("--report", report_path)],
     )?;
@@ -66,9 +66,9 @@ pub fn solve(
     let mut reader = CaseReader::new(input, config, format, meter);
     while let Some(case) = reader.next_case()? {
         let with_report = report.is_some();
-        let answer = |number: u64, positions: &[u32], bufs: &mut query::Bufs| {
-            let nim_sum = query::nim_sum(&case.values, positions);
-            bufs.main.extend_from_slice(query::verdict_line(nim_sum));
+        let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
+            let nim_sum = answer::nim_sum(&case.values, positions);
+            bufs.main.extend_from_slice(answer::verdict_line(nim_sum));
             if with_report {
                 let (graph, values) = (&case.graph, &case.values);
                 report::push_query_row(
@@ -86,9 +86,9 @@ pub fn solve(
             match &mut report {
                 Some(report) => {
                     report.put(&bufs.report)?;
-                    crate::cmd::stop_if_all_closed(&[&*out, &**report])
+                    crate::app::cmd::stop_if_all_closed(&[&*out, &**report])
                 }
-                None => crate::cmd::stop_if_all_closed(&[&*out]),
+                None => crate::app::cmd::stop_if_all_closed(&[&*out]),
             }
         })?;
     }

@@ -16,10 +16,10 @@
 
 use rayon::prelude::*;
 
-use crate::error::{Expected, ParseError, ParseErrorKind};
 use crate::graph::Csr;
-use crate::lexer::{quote, Lexer};
 use crate::meter::{Meter, Stage, Unit};
+use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::lexer::{quote, Lexer};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
 const PIECES_PER_THREAD: usize = 4;
@@ -54,7 +54,7 @@ pub fn read(
     let mut start = 0;
     while start < bytes.len() {
         let end = line_end(bytes, start + window.max(1));
-        let pieces = crate::tokens::cut(bytes, start, end, pieces_per_window, line_end);
+        let pieces = crate::parse::tokens::cut(bytes, start, end, pieces_per_window, line_end);
         let parsed: Vec<(Columns, Result<(), ParseError>)> = if parallel {
             pieces.par_iter().map(|&(a, b)| parse_piece(bytes, a, b, nodes)).collect()
         } else {

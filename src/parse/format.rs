@@ -10,7 +10,7 @@ pub enum Format {
     Chess,
     /// The chess format with moves to sums: node `i` as `K_i` moves, each `c q_1 .. q_c`.
     Sums,
-    /// An edge list, one `u v` per line ([`crate::edges`]): one graph, no queries.
+    /// An edge list, one `u v` per line ([`crate::parse::edges`]): one graph, no queries.
     Edges {
         /// The node count, when given; else the largest id + 1.
         nodes: Option<u32>,

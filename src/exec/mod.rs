@@ -8,17 +8,18 @@
 
 use std::time::{Duration, Instant};
 
-use crate::chess::ChessReader;
-use crate::chess_parallel::ParChessReader;
-use crate::config::Config;
-use crate::error::{Error, ParseError};
+use crate::answer::{self, Bufs};
+use crate::app::config::Config;
+use crate::error::Error;
 use crate::eval;
-use crate::format::Format;
-use crate::input::Input;
+use crate::graph::GameGraph;
+use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
-use crate::query::{self, Bufs};
-use crate::sums::GameGraph;
-use crate::topo::{self, Levels};
+use crate::order::{self, Levels};
+use crate::parse::chess::ChessReader;
+use crate::parse::chess_parallel::ParChessReader;
+use crate::parse::error::ParseError;
+use crate::parse::format::Format;
 
 /// Flush answered queries to their outputs once this many bytes are buffered (sequential path).
 const FLUSH_BYTES: usize = 1 << 16;
@@ -141,7 +142,7 @@ impl<'a> CaseReader<'a> {
         match offset {
             None => Ok(()),
             Some(offset) => {
-                let (line, column) = crate::error::line_column(self.input.bytes(), offset);
+                let (line, column) = crate::parse::error::line_column(self.input.bytes(), offset);
                 Err(Error::Parse {
                     path: self.input.name().to_string(),
                     line,
@@ -167,7 +168,7 @@ impl<'a> CaseReader<'a> {
         let nodes = graph.node_count() as u64;
         self.stage(case, "ordering", Unit::Nodes, nodes);
         let deps = graph.deps();
-        let order = if self.parallel { topo::levels_parallel } else { topo::levels };
+        let order = if self.parallel { order::levels_parallel } else { order::levels };
         let levels = order(deps, self.meter).map_err(|cycle| Error::Cycle {
             path: self.input.name().to_string(),
             case,
@@ -200,7 +201,8 @@ impl<'a> CaseReader<'a> {
                 let Format::Edges { nodes } = self.format else { unreachable!("edges reader") };
                 *read = true;
                 let (bytes, window) = (self.input.bytes(), self.chunk_bytes);
-                let graph = crate::edges::read(bytes, nodes, self.parallel, window, self.meter)?;
+                let graph =
+                    crate::parse::edges::read(bytes, nodes, self.parallel, window, self.meter)?;
                 Ok(Some(GameGraph::Chess(graph)))
             }
         }
@@ -260,7 +262,7 @@ impl<'a> CaseReader<'a> {
             }
             Inner::Parallel(r) => {
                 while let Some(batch) = r.next_queries().map_err(|e| error(self.input, e))? {
-                    let answered = query::answer_batch(&batch, &mut bufs, &answer);
+                    let answered = answer::answer_batch(&batch, &mut bufs, &answer);
                     count += batch.len() as u64;
                     flush(&bufs)?;
                     bufs.clear();

@@ -4,6 +4,10 @@
 //! `u32`, so one case holds at most `u32::MAX` edges (a text file of more than 8 GB); the
 //! builder reports a larger case as an error instead of wrapping.
 
+use std::ops::Range;
+
+use super::Rule;
+
 /// A directed graph in CSR form.
 ///
 /// Invariants: `offsets.len() == node_count() + 1`, `offsets[0] == 0`, `offsets` is
@@ -108,7 +112,7 @@ impl Csr {
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
-        let mut targets = crate::memory::zeroed_vec(offsets[n] as usize);
+        let mut targets = crate::io::memory::zeroed_vec(offsets[n] as usize);
         // offsets[t] serves as t's cursor: afterwards it holds t's end, which is t + 1's start,
         // so one shift restores the offsets without a second array.
         for v in sources.clone() {
@@ -124,6 +128,30 @@ impl Csr {
         offsets.rotate_right(1);
         offsets[0] = 0;
         Csr { offsets, targets }
+    }
+}
+
+impl Rule for Csr {
+    fn node_count(&self) -> usize {
+        Csr::node_count(self)
+    }
+
+    #[inline]
+    fn move_count(&self, v: u32) -> usize {
+        self.out_degree(v) as usize
+    }
+
+    #[inline]
+    fn move_values(
+        &self,
+        v: u32,
+        moves: Range<usize>,
+        value: &impl Fn(u32) -> u32,
+        mut f: impl FnMut(u32),
+    ) {
+        for &s in &self.successors(v)[moves] {
+            f(value(s));
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::progress::Progress;
+use crate::io::progress::Progress;
 
 /// Name used for standard output in messages.
 pub const STDOUT_NAME: &str = "<stdout>";
@@ -130,7 +130,7 @@ impl Sink {
             .tempfile_in(dir)
             .map_err(|e| Error::io(&name, "cannot create", without_path(e)))?;
         // Dropped on failure, the file is deleted; the stale entry is harmless.
-        crate::signals::register(temp.path().to_path_buf());
+        crate::io::signals::register(temp.path().to_path_buf());
         let temp = BufWriter::with_capacity(BUFFER, temp);
         Ok(sink(Kind::File { temp, target: p.to_path_buf() }))
     }
@@ -189,7 +189,7 @@ impl Sink {
                 temp.as_file().sync_all().map_err(|e| Error::io(&name, "cannot write", e))?;
                 let path = temp.path().to_path_buf();
                 let persisted = temp.persist(&target);
-                crate::signals::unregister(&path);
+                crate::io::signals::unregister(&path);
                 persisted
                     .map_err(|e| Error::io(&name, "cannot rename onto", without_path(e.error)))?;
                 Ok(())

@@ -1,10 +1,13 @@
-//! CSV reports: the header and rows of `values`, `solve --report` and `query`.
+//! Reports: the CSV rows of `values`, `solve --report` and `query` (here), and the statistics
+//! of `stats` ([`stats`]).
 //!
 //! Rows are written into in-memory buffers, so parallel pieces can format their own rows and be
 //! joined in input order; numbers are formatted with itoa, node rows with the csv crate.
 
-use crate::query;
-use crate::sums::GameGraph;
+use crate::answer;
+
+pub mod stats;
+use crate::graph::GameGraph;
 
 /// Columns of `grundy values`.
 pub const VALUES_HEADER: &[&str] = &["case", "node", "grundy", "level", "out_degree"];
@@ -78,7 +81,7 @@ pub fn push_query_row(
     values: &[u32],
 ) {
     let mut num = itoa::Buffer::new();
-    let nim_sum = query::nim_sum(values, positions);
+    let nim_sum = answer::nim_sum(values, positions);
     if let Some(case) = case {
         out.extend_from_slice(num.format(case).as_bytes());
         out.push(b',');

@@ -6,8 +6,8 @@
 
 use std::ops::Range;
 
-use crate::eval::Rule;
 use crate::graph::Csr;
+use crate::graph::Rule;
 
 /// A game whose moves each lead to a sum of zero or more positions.
 ///
@@ -204,7 +204,7 @@ impl GameGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{eval, topo};
+    use crate::{eval, order};
 
     #[test]
     fn from_parts_checks_every_invariant() {
@@ -219,7 +219,7 @@ mod tests {
         // Node 0: moves to {1, 1} (value 0), to {1} (1), to {} (0) -> mex{0, 1} = 2.
         let g = SumsGraph::from_lists(&[vec![vec![1, 1], vec![1], vec![]], vec![vec![]], vec![]])
             .unwrap();
-        let levels = topo::levels(g.deps(), &()).unwrap();
+        let levels = order::levels(g.deps(), &()).unwrap();
         assert_eq!(eval::grundy(&g, &levels, &()), vec![2, 1, 0]);
         let game = GameGraph::Sums(g);
         assert_eq!(game.winning_move(&[2, 1, 0], &[0], 2), Some((0, &[1, 1][..])));

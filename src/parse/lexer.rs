@@ -6,7 +6,7 @@
 //! NUL byte makes it an error. The loop is hand-written because `str::parse` on split strings
 //! runs at half the speed and needs valid UTF-8, which an input need not be.
 
-use crate::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::error::{Expected, ParseError, ParseErrorKind};
 
 /// Bytes `scanf` treats as whitespace.
 #[inline]

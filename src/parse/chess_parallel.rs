@@ -1,4 +1,4 @@
-//! The chess format read from parallel-tokenized windows: the parallel twin of [`crate::chess`].
+//! The chess format read from parallel-tokenized windows: the parallel twin of [`crate::parse::chess`].
 //!
 //! The walk over the structure stays sequential, but it only hops: from one out-degree to the
 //! next, from one query length to the next; the per-token work (parsing, range checks, the
@@ -8,11 +8,11 @@
 
 use rayon::prelude::*;
 
-use crate::error::{Expected, ParseError, ParseErrorKind};
+use crate::graph::sums::SumsGraph;
 use crate::graph::Csr;
 use crate::meter::Meter;
-use crate::sums::SumsGraph;
-use crate::tokens::TokenReader;
+use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::tokens::TokenReader;
 
 /// Reads cases and query batches from chess-format bytes, tokenizing in parallel.
 #[derive(Debug)]
@@ -155,7 +155,7 @@ impl<'a> ParChessReader<'a> {
     }
 
     /// Starts the next case and reads its game in the sums format (the parallel twin of
-    /// [`ChessReader::next_sums_graph`](crate::chess::ChessReader::next_sums_graph)).
+    /// [`ChessReader::next_sums_graph`](crate::parse::chess::ChessReader::next_sums_graph)).
     pub fn next_sums_graph(&mut self) -> Result<Option<SumsGraph>, ParseError> {
         let Some((case, n, first_token)) = self.start_case()? else { return Ok(None) };
         let (move_offsets, part_offsets, section_len) =
@@ -452,7 +452,7 @@ impl<'r> QueryBatch<'r> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::ChessReader;
+    use crate::parse::chess::ChessReader;
 
     /// Everything a reader yields, as plain data: graphs, then each case's queries.
     type Read = Vec<(Csr, Vec<Vec<u32>>)>;
@@ -466,7 +466,7 @@ mod tests {
                 let mut bad = None;
                 for i in 0..batch.len() {
                     let p = batch.positions(i);
-                    // The range check the callers make (query::answer_batch).
+                    // The range check the callers make (answer::answer_batch).
                     if let Some(j) = p.iter().position(|&v| v >= batch.nodes) {
                         bad = Some((i, j));
                         break;

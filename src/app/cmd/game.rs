@@ -1,18 +1,18 @@
 //! `grundy game NAME`: a seed problem's judge input in, its judge output (or the values, or the
 //! state graph) out.
 
-use crate::cli::{GameArgs, GameName};
-use crate::config::Config;
+use crate::app::cli::{GameArgs, GameName};
+use crate::app::config::Config;
 use crate::error::Error;
 use crate::games::{self, Output};
-use crate::input::Input;
-use crate::output::Sink;
-use crate::progress::Progress;
+use crate::io::input::Input;
+use crate::io::progress::Progress;
+use crate::io::sink::Sink;
 
 /// Runs `grundy game` with the user's arguments.
 pub fn run(args: &GameArgs, config: &Config) -> Result<(), Error> {
     let output_path = args.output.as_deref();
-    crate::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output_path)])?;
+    crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output_path)])?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(output_path, &progress)?;

@@ -9,8 +9,8 @@ use std::time::Duration;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cases::{Evaluated, StageTimes};
-use crate::progress::human_bytes;
+use crate::exec::{Evaluated, StageTimes};
+use crate::io::progress::human_bytes;
 
 /// Rows a text histogram shows at most; longer ones are grouped into equal ranges.
 const HISTOGRAM_ROWS: usize = 16;

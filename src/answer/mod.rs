@@ -1,7 +1,7 @@
 //! Answering queries: a query's tokens sit on positions whose values XOR to the nim-sum; the
 //! first player wins exactly when it is non-zero (the winning move: [`GameGraph::winning_move`]).
 //!
-//! [`GameGraph::winning_move`]: crate::sums::GameGraph::winning_move
+//! [`GameGraph::winning_move`]: crate::graph::GameGraph::winning_move
 //!
 //! Both code paths answer through the same closure, so the sequential and parallel outputs
 //! cannot drift apart; the parallel path cuts a batch into pieces, answers each into its own
@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use crate::chess_parallel::QueryBatch;
+use crate::parse::chess_parallel::QueryBatch;
 
 /// Pieces per thread a batch is cut into.
 const PIECES_PER_THREAD: usize = 4;

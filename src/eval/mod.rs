@@ -5,13 +5,11 @@
 //! node that moves to it; no recursion, whatever the depth. The mex of `d` values is at most
 //! `d`, so a scratch of `d + 1` slots suffices and values above `d` are ignored.
 
-use std::ops::Range;
-
 use rayon::prelude::*;
 
-use crate::graph::Csr;
+use crate::graph::Rule;
 use crate::meter::{Meter, Ticker};
-use crate::topo::{Levels, INLINE_LEVEL};
+use crate::order::{Levels, INLINE_LEVEL};
 
 /// Reusable scratch for mex computations: no allocation per node once it has grown to the
 /// largest out-degree.
@@ -38,54 +36,6 @@ impl Mex {
             // After 2^32 calls old marks could collide with the new stamp: start afresh.
             self.seen.fill(0);
             self.stamp = 1;
-        }
-    }
-}
-
-/// How the value of a position follows from the values of the positions its moves reach: the
-/// one thing the evaluator needs to know about a game.
-///
-/// A move leads to one position (the chess format: [`Csr`]) or to a sum of positions (the
-/// sums format, the built-in games), whose value is the XOR of its parts' values. A position's
-/// value is the mex of its moves' values.
-pub trait Rule: Sync {
-    /// Number of positions.
-    fn node_count(&self) -> usize;
-
-    /// Number of moves of `v` (its value is at most this).
-    fn move_count(&self, v: u32) -> usize;
-
-    /// Calls `f` with the value of each move of `v` whose index (among `v`'s moves) is in
-    /// `moves`, reading the values of other positions through `value`.
-    fn move_values(
-        &self,
-        v: u32,
-        moves: Range<usize>,
-        value: &impl Fn(u32) -> u32,
-        f: impl FnMut(u32),
-    );
-}
-
-impl Rule for Csr {
-    fn node_count(&self) -> usize {
-        Csr::node_count(self)
-    }
-
-    #[inline]
-    fn move_count(&self, v: u32) -> usize {
-        self.out_degree(v) as usize
-    }
-
-    #[inline]
-    fn move_values(
-        &self,
-        v: u32,
-        moves: Range<usize>,
-        value: &impl Fn(u32) -> u32,
-        mut f: impl FnMut(u32),
-    ) {
-        for &s in &self.successors(v)[moves] {
-            f(value(s));
         }
     }
 }
@@ -215,8 +165,11 @@ pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) ->
 
 #[cfg(test)]
 mod tests {
+    use std::ops::Range;
+
     use super::*;
-    use crate::topo::levels;
+    use crate::graph::Csr;
+    use crate::order::levels;
 
     /// One position whose moves have the given values.
     struct Moves<'a>(&'a [u32]);

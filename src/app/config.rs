@@ -1,8 +1,8 @@
 //! Settings shared by every command, resolved from the command line before any work starts.
 
-use crate::cli::{Cli, FormatArgs, FormatName};
+use crate::app::cli::{Cli, FormatArgs, FormatName};
 use crate::error::Error;
-use crate::format::Format;
+use crate::parse::format::Format;
 
 /// Default bytes tokenized per parallel step: large enough that a rayon dispatch (a few
 /// microseconds) is noise, small enough that the token buffers of a query section stay small

@@ -1,4 +1,4 @@
-//! The command line as the user typed it (clap derive). [`crate::config`] resolves what is
+//! The command line as the user typed it (clap derive). [`crate::app::config`] resolves what is
 //! shared (threads), each `cmd` module the rest, before any work starts.
 
 use std::path::PathBuf;

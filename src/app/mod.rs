@@ -1,0 +1,34 @@
+//! The command-line face: what the user typed ([`cli`]), the settings resolved from it before
+//! any work starts ([`config`]), and one module per subcommand ([`cmd`]). Nothing in the
+//! engine imports this folder.
+//!
+//! All work runs inside one rayon pool: a parallel iterator started inside `install` costs
+//! about 2 us, outside it about 7.5 us, which matters for graphs of a million thin levels.
+
+use crate::error::Error;
+
+pub mod cli;
+pub mod cmd;
+pub mod config;
+
+use cli::{Cli, Command};
+use cmd::{game, generate, query, solve, stats, values};
+use config::Config;
+
+/// Runs the command the user asked for.
+pub fn run(cli: Cli) -> Result<(), Error> {
+    let config = Config::from_cli(&cli)?;
+    crate::io::signals::install();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", config.threads)))?;
+    pool.install(|| match &cli.command {
+        Command::Solve(args) => solve::run(args, &config),
+        Command::Values(args) => values::run(args, &config),
+        Command::Query(args) => query::run(args, &config),
+        Command::Stats(args) => stats::run(args, &config),
+        Command::Game(args) => game::run(args, &config),
+        Command::Generate(args) => generate::run(args, &config),
+    })
+}

@@ -1,0 +1,9 @@
+//! The machine's side of a run: opening inputs (a memory map, stdin, a decompressing read),
+//! writing outputs whole or not at all, the progress bar on the terminal, signals that remove
+//! temporary files, and memory (huge pages, the peak of the run).
+
+pub mod input;
+pub mod memory;
+pub mod progress;
+pub mod signals;
+pub mod sink;

@@ -1,0 +1,234 @@
+//! What a parser found wrong, and where: a byte offset and a typed description, rendered as
+//! a line and column only on the error path ([`crate::error::Error::parse`]).
+
+use std::fmt;
+
+/// 1-based line and byte column of `offset` in `input`.
+pub fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
+    let before = &input[..offset.min(input.len())];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    (line, before.len() - line_start + 1)
+}
+
+/// A parser's error: where (byte offset) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// Byte offset of the offending token, or the input's length at an unexpected end.
+    pub offset: usize,
+    /// What went wrong.
+    pub kind: ParseErrorKind,
+}
+
+/// What a parser found wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// A token that is not made of ASCII digits only.
+    NotANumber {
+        /// What the token should have been.
+        expected: Expected,
+        /// The token, possibly shortened, lossily decoded.
+        token: String,
+    },
+    /// A number larger than `u32::MAX`.
+    TooLarge {
+        /// What the token should have been.
+        expected: Expected,
+        /// The digits, possibly shortened.
+        token: String,
+    },
+    /// A node id that is not below the case's node count.
+    OutOfRange {
+        /// What the token should have been.
+        expected: Expected,
+        /// The id found.
+        value: u32,
+        /// The case's node count.
+        nodes: u32,
+    },
+    /// A number that is well formed but not allowed where it stands.
+    Invalid {
+        /// What the token should have been.
+        expected: Expected,
+        /// Why its value is refused.
+        reason: String,
+    },
+    /// The input ended where a token was needed.
+    UnexpectedEnd {
+        /// What the token should have been.
+        expected: Expected,
+    },
+}
+
+impl fmt::Display for ParseErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseErrorKind::NotANumber { expected, token } => {
+                write!(f, "expected a non-negative integer for {expected}, found {token:?}")
+            }
+            ParseErrorKind::TooLarge { expected, token } => write!(
+                f,
+                "expected {expected}, found {token}, which does not fit in 32 bits (max {})",
+                u32::MAX
+            ),
+            ParseErrorKind::OutOfRange { expected, value, nodes: 0 } => {
+                write!(f, "{expected} is {value}, but the case has no nodes")
+            }
+            ParseErrorKind::OutOfRange { expected, value, nodes } => write!(
+                f,
+                "{expected} is {value}, but the case has {nodes} nodes (ids 0 to {})",
+                nodes - 1
+            ),
+            ParseErrorKind::Invalid { expected, reason } => write!(f, "{expected}: {reason}"),
+            ParseErrorKind::UnexpectedEnd { expected } => {
+                write!(f, "input ends where {expected} was expected")
+            }
+        }
+    }
+}
+
+/// What a token should have been, with the case, node or query it belongs to, so that an error
+/// message tells the user where in the structure the parser was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// N, the node count that opens a case.
+    NodeCount {
+        /// 1-based case.
+        case: u64,
+    },
+    /// X_i, the number of moves of a node.
+    OutDegree {
+        /// 1-based case.
+        case: u64,
+        /// 0-based node.
+        node: u32,
+    },
+    /// One out-position of a node.
+    OutPosition {
+        /// 1-based case.
+        case: u64,
+        /// 0-based node.
+        node: u32,
+        /// 1-based index within the node's list.
+        index: u32,
+        /// The list's length.
+        of: u32,
+    },
+    /// A named field of a record of a built-in game's input (`W`, `n`, `airport`, ...).
+    Field {
+        /// 1-based record (line or test case).
+        case: u64,
+        /// The field's name.
+        name: &'static str,
+    },
+    /// K_i, the number of moves of a node (sums format).
+    MoveCount {
+        /// 1-based case.
+        case: u64,
+        /// 0-based node.
+        node: u32,
+    },
+    /// c, the number of parts of a move (sums format).
+    PartCount {
+        /// 1-based case.
+        case: u64,
+        /// 0-based node.
+        node: u32,
+        /// 1-based move within the node's moves.
+        index: u32,
+        /// The node's move count.
+        of: u32,
+    },
+    /// One part of a move (sums format).
+    Part {
+        /// 1-based case.
+        case: u64,
+        /// 0-based node.
+        node: u32,
+        /// 1-based move within the node's moves.
+        move_index: u32,
+        /// 1-based part within the move.
+        index: u32,
+        /// The move's part count.
+        of: u32,
+    },
+    /// The first node of an edge line `u v` (edge-list format).
+    EdgeFrom,
+    /// The second node of an edge line `u v` (edge-list format).
+    EdgeTo,
+    /// The end of an edge line, after its two node ids (edge-list format).
+    EdgeEnd,
+    /// M, the number of tokens of a query (0 ends the case).
+    QueryLength {
+        /// 1-based case; 0 for a file of queries only.
+        case: u64,
+        /// 1-based query.
+        query: u64,
+    },
+    /// One token position of a query.
+    QueryPosition {
+        /// 1-based case; 0 for a file of queries only.
+        case: u64,
+        /// 1-based query.
+        query: u64,
+        /// 1-based index within the query.
+        index: u32,
+        /// The query's length.
+        of: u32,
+    },
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Expected::NodeCount { case } => write!(f, "the node count of case {case}"),
+            Expected::OutDegree { case, node } => {
+                write!(f, "the out-degree of node {node} (case {case})")
+            }
+            Expected::OutPosition { case, node, index, of } => {
+                write!(f, "out-position {index} of {of} of node {node} (case {case})")
+            }
+            Expected::Field { case, name } => write!(f, "{name} of case {case}"),
+            Expected::MoveCount { case, node } => {
+                write!(f, "the move count of node {node} (case {case})")
+            }
+            Expected::PartCount { case, node, index, of } => {
+                write!(f, "the part count of move {index} of {of} of node {node} (case {case})")
+            }
+            Expected::Part { case, node, move_index, index, of } => {
+                write!(f, "part {index} of {of} of move {move_index} of node {node} (case {case})")
+            }
+            Expected::EdgeFrom => write!(f, "the first node of an edge line `u v`"),
+            Expected::EdgeTo => write!(f, "the second node of an edge line `u v`"),
+            Expected::EdgeEnd => write!(f, "the end of an edge line `u v`"),
+            // Case 0: a query file of its own (`grundy query`), which has no cases.
+            Expected::QueryLength { case: 0, query } => {
+                write!(f, "the token count of query {query} (0 ends the queries)")
+            }
+            Expected::QueryLength { case, query } => {
+                write!(f, "the token count of query {query} (case {case}; 0 ends the case)")
+            }
+            Expected::QueryPosition { case: 0, query, index, of } => {
+                write!(f, "position {index} of {of} of query {query}")
+            }
+            Expected::QueryPosition { case, query, index, of } => {
+                write!(f, "position {index} of {of} of query {query} (case {case})")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_column_counts_from_one() {
+        let text = b"ab\ncd\n\nx";
+        assert_eq!(line_column(text, 0), (1, 1));
+        assert_eq!(line_column(text, 1), (1, 2));
+        assert_eq!(line_column(text, 3), (2, 1));
+        assert_eq!(line_column(text, 7), (4, 1));
+        assert_eq!(line_column(text, 8), (4, 2));
+    }
+}
