@@ -8,7 +8,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-use grundy::app::config::DEFAULT_CHUNK_BYTES;
+use grundy::exec::{Exec, DEFAULT_CHUNK_BYTES};
 use grundy::generate::{generate, Edges, Spec};
 use grundy::parse::chess::ChessReader;
 use grundy::parse::chess_parallel::ParChessReader;
@@ -17,7 +17,7 @@ use grundy::{answer, eval, order};
 fn input() -> Vec<u8> {
     let spec = Spec { edges: Edges::Mean(10.0), queries: 200_000, seed: 1, ..Spec::new(200_000) };
     let mut bytes = Vec::new();
-    generate(&spec, &mut bytes, false, &()).expect("in-memory write");
+    generate(&spec, &mut bytes, Exec::Sequential, &()).expect("in-memory write");
     bytes
 }
 

@@ -12,9 +12,9 @@ use std::io::{self, Write};
 
 use rayon::prelude::*;
 
+use crate::exec::Exec;
 use crate::graph::Csr;
 use crate::meter::{Meter, Stage, Unit};
-use crate::{eval, order};
 
 /// The structure of the generated graphs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -538,12 +538,12 @@ impl ValueIndex {
     }
 }
 
-/// Writes the file described by `spec` to `out`; `sequential` selects the engine's twin when
-/// values must be computed (`lose_share`), and `meter` hears how far it got.
+/// Writes the file described by `spec` to `out`; `exec` runs the engine when values must be
+/// computed (`lose_share`), and `meter` hears how far it got.
 pub fn generate(
     spec: &Spec,
     out: &mut impl Write,
-    sequential: bool,
+    exec: Exec,
     meter: &dyn Meter,
 ) -> io::Result<()> {
     for case in 0..spec.cases {
@@ -581,7 +581,7 @@ pub fn generate(
         )?;
         let index = keep.then(|| {
             let graph = Csr::from_checked_parts(offsets, targets);
-            ValueIndex::new(evaluate(&graph, number, sequential, meter))
+            ValueIndex::new(evaluate(&graph, number, exec, meter))
         });
         let stage =
             Stage { case: number, name: "generating", unit: Unit::Queries, total: spec.queries };
@@ -603,17 +603,12 @@ pub fn generate(
 }
 
 /// The Grundy values of a generated graph, by the engine.
-fn evaluate(graph: &Csr, case: u64, sequential: bool, meter: &dyn Meter) -> Vec<u32> {
+fn evaluate(graph: &Csr, case: u64, exec: Exec, meter: &dyn Meter) -> Vec<u32> {
     let nodes = graph.node_count() as u64;
     meter.start(Stage { case, name: "ordering", unit: Unit::Nodes, total: nodes });
-    let order = if sequential { order::levels } else { order::levels_parallel };
-    let levels = order(graph, meter).expect("generated graphs are acyclic by construction");
+    let levels = exec.order(graph, meter).expect("generated graphs are acyclic by construction");
     meter.start(Stage { case, name: "evaluating", unit: Unit::Nodes, total: nodes });
-    if sequential {
-        eval::grundy(graph, &levels, meter)
-    } else {
-        eval::grundy_parallel(graph, &levels, meter)
-    }
+    exec.evaluate(graph, &levels, meter)
 }
 
 /// Makes `blocks` blocks with `make` in parallel and writes what `take` keeps of each, in
@@ -729,7 +724,7 @@ mod tests {
 
     fn bytes(spec: &Spec) -> Vec<u8> {
         let mut out = Vec::new();
-        generate(spec, &mut out, false, &()).unwrap();
+        generate(spec, &mut out, Exec::Rayon { chunk_bytes: 1 << 20 }, &()).unwrap();
         out
     }
 
@@ -740,7 +735,7 @@ mod tests {
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let b = one.install(|| {
             let mut out = Vec::new();
-            generate(&s, &mut out, true, &()).unwrap();
+            generate(&s, &mut out, Exec::Sequential, &()).unwrap();
             out
         });
         assert_eq!(a, b);

@@ -116,7 +116,7 @@ fn game(max_parts: usize) -> impl Strategy<Value = Game> {
 }
 
 fn config(threads: usize) -> Config {
-    Config { threads, chunk_bytes: if threads == 1 { 1 << 22 } else { 7 }, progress: false }
+    Config::new(threads, if threads == 1 { 1 << 22 } else { 7 }, false)
 }
 
 fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
@@ -128,7 +128,7 @@ fn run_solve(text: &str, format: Format, threads: usize) -> (String, String) {
     let input = Input::from_bytes("<prop>", text.as_bytes().to_vec());
     let (mut out, mut report) = (Vec::new(), Vec::new());
     in_pool(threads, || {
-        solve::solve(&input, &config(threads), format, &mut out, Some(&mut report), &())
+        solve::solve(&input, config(threads).exec, format, &mut out, Some(&mut report), &())
     })
     .unwrap();
     (String::from_utf8(out).unwrap(), String::from_utf8(report).unwrap())
@@ -169,7 +169,7 @@ proptest! {
             let input = Input::from_bytes("<prop>", g.text(Format::Sums).into_bytes());
             let config = config(2);
             in_pool(2, || {
-                let mut reader = grundy::CaseReader::new(&input, &config, Format::Sums, &());
+                let mut reader = grundy::CaseReader::new(&input, config.exec, Format::Sums, &());
                 reader.next_case().unwrap().unwrap().values
             })
         };
@@ -206,7 +206,7 @@ proptest! {
         let input = Input::from_bytes("<prop>", text.clone().into_bytes());
         let values = in_pool(2, || {
             let config = config(2);
-            let mut reader = grundy::CaseReader::new(&input, &config, Format::Chess, &());
+            let mut reader = grundy::CaseReader::new(&input, config.exec, Format::Chess, &());
             reader.next_case().unwrap().unwrap().values
         });
         prop_assert_eq!(&verdicts(&game, &values), &verdict_lines);
@@ -214,7 +214,7 @@ proptest! {
         let queries = Input::from_bytes("<queries>", game.query_file().into_bytes());
         let mut out = Vec::new();
         in_pool(2, || {
-            query::query(&input, &queries, &config(2), Format::Chess, &mut out, &())
+            query::query(&input, &queries, config(2).exec, Format::Chess, &mut out, &())
         }).unwrap();
         let results: String = String::from_utf8(out).unwrap().lines().skip(1)
             .map(|row| format!("{}\n", row.split(',').nth(3).unwrap())).collect();

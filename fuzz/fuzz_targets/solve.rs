@@ -17,13 +17,13 @@ type Outcome = (Vec<u8>, Vec<u8>, Option<String>);
 
 fn solve_with(input: &Input, config: &Config, format: Format) -> Outcome {
     let (mut out, mut report) = (Vec::new(), Vec::new());
-    let result = solve::solve(input, config, format, &mut out, Some(&mut report), &());
+    let result = solve::solve(input, config.exec, format, &mut out, Some(&mut report), &());
     (out, report, result.err().map(|e| e.to_string()))
 }
 
 fn query_with(graph: &Input, queries: &Input, config: &Config, format: Format) -> Outcome {
     let mut out = Vec::new();
-    let result = query::query(graph, queries, config, format, &mut out, &());
+    let result = query::query(graph, queries, config.exec, format, &mut out, &());
     (out, Vec::new(), result.err().map(|e| e.to_string()))
 }
 
@@ -31,7 +31,7 @@ fn query_with(graph: &Input, queries: &Input, config: &Config, format: Format) -
 /// derived from a 9-byte id would spend the fuzzer's time on allocation), or the error.
 fn edges_with(input: &Input, config: &Config) -> Result<Vec<u32>, String> {
     let format = Format::Edges { nodes: Some(1000) };
-    let mut reader = grundy::CaseReader::new(input, config, format, &());
+    let mut reader = grundy::CaseReader::new(input, config.exec, format, &());
     match reader.next_case() {
         Ok(case) => Ok(case.map(|c| c.values).unwrap_or_default()),
         Err(e) => Err(e.to_string()),
@@ -48,8 +48,8 @@ fn pools() -> &'static (rayon::ThreadPool, rayon::ThreadPool) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let sequential = Config { threads: 1, chunk_bytes: 1 << 22, progress: false };
-    let parallel = Config { threads: 2, chunk_bytes: 1 + data.first().map_or(0, |&b| b as usize % 16), progress: false };
+    let sequential = Config::new(1, 1 << 22, false);
+    let parallel = Config::new(2, 1 + data.first().map_or(0, |&b| b as usize % 16), false);
     let (one, pool) = pools();
     let input = Input::from_bytes("<fuzz>", data.to_vec());
     for format in [Format::Chess, Format::Sums] {

@@ -2,21 +2,16 @@
 
 use crate::app::cli::{Cli, FormatArgs, FormatName};
 use crate::error::Error;
+use crate::exec::{Exec, DEFAULT_CHUNK_BYTES};
 use crate::parse::format::Format;
-
-/// Default bytes tokenized per parallel step: large enough that a rayon dispatch (a few
-/// microseconds) is noise, small enough that the token buffers of a query section stay small
-/// (a window's tokens are held twice, in the pieces' buffers and the reader's: about 2 x 4 B
-/// per 5 B of input, 7 MB at 4 MiB). 16 MiB windows ran no faster and held 26 MB.
-pub const DEFAULT_CHUNK_BYTES: usize = 4 << 20;
 
 /// Resolved shared settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
-    /// Worker threads, at least 1; 1 selects the sequential code paths.
+    /// Worker threads of the pool, at least 1.
     pub threads: usize,
-    /// Bytes tokenized per parallel step.
-    pub chunk_bytes: usize,
+    /// How the stages run: sequential for one thread, else in parallel on the pool.
+    pub exec: Exec,
     /// Progress bars wanted (they still need a terminal).
     pub progress: bool,
 }
@@ -30,12 +25,14 @@ impl Config {
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
         let chunk_bytes = cli.chunk_bytes.unwrap_or(DEFAULT_CHUNK_BYTES).max(1);
-        Ok(Config { threads, chunk_bytes, progress: !cli.quiet })
+        Ok(Config::new(threads, chunk_bytes, !cli.quiet))
     }
 
-    /// True when the sequential twins should run.
-    pub fn sequential(&self) -> bool {
-        self.threads == 1
+    /// The settings of `threads` threads tokenizing `chunk_bytes` per parallel step: the
+    /// sequential twins for one thread, the parallel stages otherwise.
+    pub fn new(threads: usize, chunk_bytes: usize, progress: bool) -> Config {
+        let exec = if threads == 1 { Exec::Sequential } else { Exec::Rayon { chunk_bytes } };
+        Config { threads, exec, progress }
     }
 }
 

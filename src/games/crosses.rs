@@ -8,6 +8,7 @@
 use std::ops::Range;
 
 use super::{evaluate, field_at_least, push_export, Output, MAX_POSITIONS};
+use crate::exec::Exec;
 use crate::graph::Rule;
 use crate::meter::Meter;
 use crate::order::Levels;
@@ -73,7 +74,7 @@ impl Rule for Strips {
 pub fn run(
     bytes: &[u8],
     output: Output,
-    sequential: bool,
+    exec: Exec,
     meter: &dyn Meter,
 ) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
@@ -91,7 +92,7 @@ pub fn run(
         strips.push(n);
     }
     let game = Strips::new(strips.iter().copied().max().unwrap_or(0));
-    let values = evaluate(&game, &game.levels(), sequential, 0, meter);
+    let values = evaluate(&game, &game.levels(), exec, 0, meter);
     let mut out = Vec::new();
     match output {
         Output::Judge => {

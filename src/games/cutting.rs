@@ -8,6 +8,7 @@
 use std::ops::Range;
 
 use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
+use crate::exec::Exec;
 use crate::graph::Rule;
 use crate::meter::Meter;
 use crate::order::Levels;
@@ -100,7 +101,7 @@ impl Rule for Sheets {
 pub fn run(
     bytes: &[u8],
     output: Output,
-    sequential: bool,
+    exec: Exec,
     meter: &dyn Meter,
 ) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
@@ -122,7 +123,7 @@ pub fn run(
         sheets.push((a, b));
     }
     let game = Sheets::new(w, h);
-    let values = evaluate(&game, &game.levels(), sequential, 0, meter);
+    let values = evaluate(&game, &game.levels(), exec, 0, meter);
     let mut out = Vec::new();
     match output {
         Output::Judge => {

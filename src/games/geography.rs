@@ -8,9 +8,9 @@
 //! `First player wins flying to airport X` (the smallest winning X) or `First player loses`.
 
 use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
+use crate::exec::Exec;
 use crate::graph::Csr;
 use crate::meter::Meter;
-use crate::order;
 use crate::parse::error::{Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::Lexer;
 
@@ -55,7 +55,7 @@ pub fn rooted_tree(n: u32, edges: &[(u32, u32)], root: u32) -> Result<Csr, u32> 
 pub fn run(
     bytes: &[u8],
     output: Output,
-    sequential: bool,
+    exec: Exec,
     meter: &dyn Meter,
 ) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
@@ -93,9 +93,8 @@ pub fn run(
                 ),
             },
         })?;
-        let order = if sequential { order::levels } else { order::levels_parallel };
-        let levels = order(&tree, &()).expect("a rooted tree has no cycle");
-        let values = evaluate(&tree, &levels, sequential, case, meter);
+        let levels = exec.order(&tree, &()).expect("a rooted tree has no cycle");
+        let values = evaluate(&tree, &levels, exec, case, meter);
         match output {
             Output::Judge => match tree.successors(m).iter().find(|&&c| values[c as usize] == 0) {
                 Some(&x) => out.extend_from_slice(

@@ -9,7 +9,7 @@ pub mod cutting;
 pub mod geography;
 pub mod team_nim;
 
-use crate::eval;
+use crate::exec::Exec;
 use crate::graph::Rule;
 use crate::meter::{Meter, Stage, Unit};
 use crate::order::Levels;
@@ -31,22 +31,18 @@ pub enum Output {
     Export,
 }
 
-/// Evaluates `rule` over `levels`, in parallel unless `sequential`, reporting the positions
-/// evaluated (of record `case`, 0 for a whole table) to `meter`.
+/// Evaluates `rule` over `levels` as `exec` runs stages, reporting the positions evaluated
+/// (of record `case`, 0 for a whole table) to `meter`.
 pub fn evaluate<R: Rule>(
     rule: &R,
     levels: &Levels,
-    sequential: bool,
+    exec: Exec,
     case: u64,
     meter: &dyn Meter,
 ) -> Vec<u32> {
     let total = rule.node_count() as u64;
     meter.start(Stage { case, name: "evaluating", unit: Unit::Nodes, total });
-    if sequential {
-        eval::grundy(rule, levels, meter)
-    } else {
-        eval::grundy_parallel(rule, levels, meter)
-    }
+    exec.evaluate(rule, levels, meter)
 }
 
 /// Reads a field that must be at least `min`; `None` at the end of the input.

@@ -11,6 +11,7 @@
 use std::ops::Range;
 
 use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
+use crate::exec::Exec;
 use crate::graph::Rule;
 use crate::meter::Meter;
 use crate::order::Levels;
@@ -93,7 +94,7 @@ impl Rule for Table {
 pub fn run(
     bytes: &[u8],
     output: Output,
-    sequential: bool,
+    exec: Exec,
     meter: &dyn Meter,
 ) -> Result<Vec<u8>, ParseError> {
     let mut lex = Lexer::new(bytes);
@@ -126,7 +127,7 @@ pub fn run(
             limits.push(expect_field(&mut lex, case, "M_i", 0)?);
         }
         let table = Table::new(limits, stones);
-        let values = evaluate(&table, &table.levels(), sequential, 0, meter);
+        let values = evaluate(&table, &table.levels(), exec, 0, meter);
         match output {
             Output::Judge => {
                 let win = values[table.id(0, stones) as usize] != 0;

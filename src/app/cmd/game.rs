@@ -27,7 +27,7 @@ pub fn run(args: &GameArgs, config: &Config) -> Result<(), Error> {
         GameName::TeamNim => games::team_nim::run,
         GameName::Geography => games::geography::run,
     };
-    let text = run(input.bytes(), output, config.sequential(), &progress)
+    let text = run(input.bytes(), output, config.exec, &progress)
         .map_err(|e| Error::parse(input.name(), input.bytes(), e))?;
     progress.finish();
     out.put(&text)?;

@@ -27,7 +27,7 @@ pub fn run(args: &GenerateArgs, config: &Config) -> Result<(), Error> {
     spec.validate().map_err(Error::Usage)?;
     let progress = Progress::new(config.progress);
     let mut sink = Sink::open_beside(args.output.as_deref(), &progress)?;
-    let written = generate::generate(&spec, &mut sink, config.sequential(), &progress);
+    let written = generate::generate(&spec, &mut sink, config.exec, &progress);
     written.map_err(|e| Error::io(sink.name(), "cannot write", e))?;
     progress.finish();
     sink.finish()

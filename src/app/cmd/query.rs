@@ -4,6 +4,7 @@ use crate::app::cli::QueryArgs;
 use crate::app::config::{self, Config};
 use crate::error::Error;
 use crate::exec::CaseReader;
+use crate::exec::Exec;
 use crate::io::input::Input;
 use crate::io::progress::Progress;
 use crate::io::sink::{Put, Sink};
@@ -37,7 +38,7 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let graph_input = Input::open(Some(&args.graph))?;
     let queries_input = Input::open(queries)?;
     let mut out = Sink::open_beside(output, &progress)?;
-    query(&graph_input, &queries_input, config, format, &mut out, &progress)?;
+    query(&graph_input, &queries_input, config.exec, format, &mut out, &progress)?;
     progress.finish();
     out.finish()
 }
@@ -47,13 +48,13 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
 pub fn query(
     graph_input: &Input,
     queries_input: &Input,
-    config: &Config,
+    exec: Exec,
     format: Format,
     out: &mut impl Put,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     out.put(&Rows::header(QUERY_HEADER))?;
-    let Some(case) = CaseReader::new(graph_input, config, format, meter).next_case()? else {
+    let Some(case) = CaseReader::new(graph_input, exec, format, meter).next_case()? else {
         return Err(Error::Limit {
             path: graph_input.name().to_string(),
             case: 1,
@@ -61,7 +62,7 @@ pub fn query(
         });
     };
     let nodes = case.graph.node_count() as u32;
-    let mut reader = CaseReader::queries_only(queries_input, config, nodes, meter);
+    let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
     let (graph, values) = (&case.graph, &case.values);
     let answered = reader.queries(
         |number, positions, bufs| {

@@ -11,6 +11,7 @@ use crate::app::cli::SolveArgs;
 use crate::app::config::{self, Config};
 use crate::error::Error;
 use crate::exec::CaseReader;
+use crate::exec::Exec;
 use crate::io::input::Input;
 use crate::io::progress::Progress;
 use crate::io::sink::{Put, Sink};
@@ -44,7 +45,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     let input = Input::open(args.file.as_deref())?;
     let mut report = report_path.map(|p| Sink::open(Some(p))).transpose()?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    solve(&input, config, format, &mut out, report.as_mut(), &progress)?;
+    solve(&input, config.exec, format, &mut out, report.as_mut(), &progress)?;
     progress.finish();
     out.finish()?;
     report.map_or(Ok(()), Sink::finish)
@@ -54,7 +55,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
 /// `report` if given. The engine of `grundy solve`, apart from files and terminals.
 pub fn solve(
     input: &Input,
-    config: &Config,
+    exec: Exec,
     format: Format,
     out: &mut impl Put,
     mut report: Option<&mut impl Put>,
@@ -63,7 +64,7 @@ pub fn solve(
     if let Some(report) = &mut report {
         report.put(&Rows::header(SOLVE_HEADER))?;
     }
-    let mut reader = CaseReader::new(input, config, format, meter);
+    let mut reader = CaseReader::new(input, exec, format, meter);
     while let Some(case) = reader.next_case()? {
         let with_report = report.is_some();
         let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {

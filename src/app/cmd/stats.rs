@@ -20,7 +20,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(None, &progress)?;
-    let mut reader = CaseReader::new(&input, config, format, &progress);
+    let mut reader = CaseReader::new(&input, config.exec, format, &progress);
     let mut cases = Vec::new();
     while let Some(case) = reader.next_case()? {
         let start = Instant::now();

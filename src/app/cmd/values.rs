@@ -1,7 +1,5 @@
 //! `grundy values`: every node's Grundy value, level and out-degree, as CSV.
 
-use rayon::prelude::*;
-
 use crate::app::cli::ValuesArgs;
 use crate::app::config::{self, Config};
 use crate::error::Error;
@@ -26,7 +24,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(output, &progress)?;
     out.put(&Rows::header(VALUES_HEADER))?;
-    let mut reader = CaseReader::new(&input, config, format, &progress);
+    let mut reader = CaseReader::new(&input, config.exec, format, &progress);
     while let Some(case) = reader.next_case()? {
         write_rows(&case, config, &mut out, &progress)?;
         reader.skip_queries()?;
@@ -58,11 +56,7 @@ fn write_rows(
     };
     let starts: Vec<usize> = (0..nodes).step_by(NODES_PER_PIECE).collect();
     for batch in starts.chunks(PIECES_PER_BATCH) {
-        let pieces: Vec<Vec<u8>> = if config.sequential() {
-            batch.iter().map(|&s| rows_of(s)).collect()
-        } else {
-            batch.par_iter().map(|&s| rows_of(s)).collect()
-        };
+        let pieces = config.exec.map(batch, rows_of);
         for piece in pieces {
             out.put(&piece)?;
         }

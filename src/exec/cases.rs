@@ -1,0 +1,279 @@
+//! The case loop every command shares: read a case's graph, order and evaluate it, then go
+//! through its queries, on the sequential or the parallel code path.
+//!
+//! Commands differ only in what they do with an evaluated case and with each query, so they
+//! pass closures; this module owns the choice of path, the error positions, the timing, and
+//! the progress of each stage (reading, ordering, evaluating, answering), reported through a
+//! [`Meter`].
+
+use std::time::{Duration, Instant};
+
+use super::Exec;
+use crate::answer::{self, Bufs};
+use crate::error::Error;
+use crate::graph::GameGraph;
+use crate::io::input::Input;
+use crate::meter::{Meter, Stage, Unit};
+use crate::order::Levels;
+use crate::parse::chess::ChessReader;
+use crate::parse::chess_parallel::ParChessReader;
+use crate::parse::error::ParseError;
+use crate::parse::format::Format;
+
+/// Flush answered queries to their outputs once this many bytes are buffered (sequential path).
+const FLUSH_BYTES: usize = 1 << 16;
+/// Queries read between two progress reports (sequential path).
+const QUERIES_PER_REPORT: u64 = 1 << 12;
+
+/// A case's graph, ordered and evaluated.
+#[derive(Debug)]
+pub struct Evaluated {
+    /// 1-based case number.
+    pub case: u64,
+    /// The game.
+    pub graph: GameGraph,
+    /// Kahn levels.
+    pub levels: Levels,
+    /// Grundy value of every node.
+    pub values: Vec<u32>,
+    /// Time spent on each stage.
+    pub times: StageTimes,
+}
+
+/// Wall-clock time of each stage of a case.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StageTimes {
+    /// Reading the graph.
+    pub parse: Duration,
+    /// Kahn ordering.
+    pub order: Duration,
+    /// Grundy evaluation.
+    pub evaluate: Duration,
+    /// Reading (and answering) the queries.
+    pub queries: Duration,
+}
+
+/// Reads the cases of one input on the path `config` selects.
+pub struct CaseReader<'a> {
+    input: &'a Input,
+    format: Format,
+    exec: Exec,
+    inner: Inner<'a>,
+    positions: Vec<u32>,
+    meter: &'a dyn Meter,
+}
+
+enum Inner<'a> {
+    Sequential(ChessReader<'a>),
+    Parallel(ParChessReader<'a>),
+    /// An edge list: one graph, read whole on the first call.
+    Edges {
+        /// True once the graph has been read.
+        read: bool,
+    },
+}
+
+impl<'a> CaseReader<'a> {
+    /// A reader at the start of `input`, a file in `format`, on the path `exec` selects,
+    /// reporting progress to `meter`.
+    pub fn new(
+        input: &'a Input,
+        exec: Exec,
+        format: Format,
+        meter: &'a dyn Meter,
+    ) -> CaseReader<'a> {
+        let bytes = input.bytes();
+        let inner = match (format, exec) {
+            (Format::Edges { .. }, _) => Inner::Edges { read: false },
+            (_, Exec::Sequential) => Inner::Sequential(ChessReader::new(bytes).with_meter(meter)),
+            (_, Exec::Rayon { chunk_bytes }) => {
+                Inner::Parallel(ParChessReader::new(bytes, chunk_bytes).with_meter(meter))
+            }
+        };
+        CaseReader { input, format, exec, inner, positions: Vec::new(), meter }
+    }
+
+    /// A reader of `input` as a file of queries only, on a graph of `nodes` nodes.
+    pub fn queries_only(
+        input: &'a Input,
+        exec: Exec,
+        nodes: u32,
+        meter: &'a dyn Meter,
+    ) -> CaseReader<'a> {
+        let bytes = input.bytes();
+        let inner = match exec {
+            Exec::Sequential => Inner::Sequential(ChessReader::queries_only(bytes, nodes)),
+            Exec::Rayon { chunk_bytes } => {
+                Inner::Parallel(ParChessReader::queries_only(bytes, chunk_bytes, nodes))
+            }
+        };
+        CaseReader { input, format: Format::Chess, exec, inner, positions: Vec::new(), meter }
+    }
+
+    /// Bytes of the input read so far (for progress).
+    pub fn bytes_read(&self) -> usize {
+        match &self.inner {
+            Inner::Sequential(r) => r.offset(),
+            Inner::Parallel(r) => r.offset(),
+            Inner::Edges { read } => usize::from(*read) * self.input.bytes().len(),
+        }
+    }
+
+    /// Fails if anything but whitespace follows the end of the queries (for a file of queries
+    /// only, whose optional `0` must be its last token).
+    pub fn expect_end(&mut self) -> Result<(), Error> {
+        let offset = match &mut self.inner {
+            Inner::Sequential(r) => r.next_token_offset(),
+            Inner::Parallel(r) => r.next_token_offset(),
+            Inner::Edges { .. } => None,
+        };
+        match offset {
+            None => Ok(()),
+            Some(offset) => {
+                let (line, column) = crate::parse::error::line_column(self.input.bytes(), offset);
+                Err(Error::Parse {
+                    path: self.input.name().to_string(),
+                    line,
+                    column,
+                    message: "expected the end of the input after the 0 that ends the queries"
+                        .into(),
+                })
+            }
+        }
+    }
+
+    /// Reads, orders and evaluates the next case; `None` at the end of the input.
+    pub fn next_case(&mut self) -> Result<Option<Evaluated>, Error> {
+        let start = Instant::now();
+        let total = self.input.bytes().len() as u64;
+        let case = self.case() + 1;
+        self.stage(case, "reading", Unit::Bytes, total);
+        let Some(graph) = self.next_graph().map_err(|e| self.error(e))? else { return Ok(None) };
+        let parse = start.elapsed();
+        // The graph's text is parsed: its pages need not stay mapped while it is evaluated.
+        self.input.release_before(self.bytes_read());
+        let start = Instant::now();
+        let nodes = graph.node_count() as u64;
+        self.stage(case, "ordering", Unit::Nodes, nodes);
+        let deps = graph.deps();
+        let levels = self.exec.order(deps, self.meter).map_err(|cycle| Error::Cycle {
+            path: self.input.name().to_string(),
+            case,
+            cycle,
+        })?;
+        let order = start.elapsed();
+        let start = Instant::now();
+        self.stage(case, "evaluating", Unit::Nodes, nodes);
+        let values = match &graph {
+            GameGraph::Chess(g) => self.exec.evaluate(g, &levels, self.meter),
+            GameGraph::Sums(g) => self.exec.evaluate(g, &levels, self.meter),
+        };
+        let times = StageTimes { parse, order, evaluate: start.elapsed(), queries: Duration::ZERO };
+        Ok(Some(Evaluated { case, graph, levels, values, times }))
+    }
+
+    /// Reads the next case's graph in the reader's format.
+    fn next_graph(&mut self) -> Result<Option<GameGraph>, ParseError> {
+        let sums = self.format == Format::Sums;
+        match &mut self.inner {
+            Inner::Sequential(r) if sums => Ok(r.next_sums_graph()?.map(GameGraph::Sums)),
+            Inner::Sequential(r) => Ok(r.next_graph()?.map(GameGraph::Chess)),
+            Inner::Parallel(r) if sums => Ok(r.next_sums_graph()?.map(GameGraph::Sums)),
+            Inner::Parallel(r) => Ok(r.next_graph()?.map(GameGraph::Chess)),
+            Inner::Edges { read: true } => Ok(None),
+            Inner::Edges { read } => {
+                let Format::Edges { nodes } = self.format else { unreachable!("edges reader") };
+                *read = true;
+                let (bytes, window) = (self.input.bytes(), self.exec.chunk_bytes());
+                let graph = self.exec.read_edges(bytes, nodes, window, self.meter)?;
+                Ok(Some(GameGraph::Chess(graph)))
+            }
+        }
+    }
+
+    /// Tells the meter a stage of `case` starts.
+    fn stage(&self, case: u64, name: &'static str, unit: Unit, total: u64) {
+        self.meter.start(Stage { case, name, unit, total });
+    }
+
+    /// The 1-based number of the current case.
+    pub fn case(&self) -> u64 {
+        match &self.inner {
+            Inner::Sequential(r) => r.case(),
+            Inner::Parallel(r) => r.case(),
+            Inner::Edges { read } => u64::from(*read),
+        }
+    }
+
+    /// Goes through the rest of the current case's queries: `answer(query_number, positions,
+    /// bufs)` fills buffers (in parallel on the parallel path), `flush(bufs)` writes them, in
+    /// input order. Returns the number of queries.
+    pub fn queries<A, W>(&mut self, answer: A, mut flush: W) -> Result<u64, Error>
+    where
+        A: Fn(u64, &[u32], &mut Bufs) + Sync,
+        W: FnMut(&Bufs) -> Result<(), Error>,
+    {
+        let mut bufs = Bufs::default();
+        let mut count = 0u64;
+        let total = self.input.bytes().len() as u64;
+        self.stage(self.case(), "answering", Unit::Bytes, total);
+        let meter = self.meter;
+        match &mut self.inner {
+            Inner::Sequential(r) => {
+                loop {
+                    match r.next_query(&mut self.positions) {
+                        Ok(true) => {}
+                        Ok(false) => break,
+                        Err(e) => {
+                            // What was answered before the bad query is written, as the
+                            // parallel path writes its batches before reporting.
+                            flush(&bufs)?;
+                            return Err(error(self.input, e));
+                        }
+                    }
+                    count += 1;
+                    answer(count, &self.positions, &mut bufs);
+                    if bufs.len() >= FLUSH_BYTES {
+                        flush(&bufs)?;
+                        bufs.clear();
+                        self.input.release_before(r.offset());
+                    }
+                    if count % QUERIES_PER_REPORT == 0 {
+                        meter.set(r.offset() as u64);
+                    }
+                }
+            }
+            Inner::Parallel(r) => {
+                while let Some(batch) = r.next_queries().map_err(|e| error(self.input, e))? {
+                    let answered = answer::answer_batch(&batch, &mut bufs, &answer);
+                    count += batch.len() as u64;
+                    flush(&bufs)?;
+                    bufs.clear();
+                    self.input.release_before(r.offset());
+                    meter.set(r.offset() as u64);
+                    if let Err(bad) = answered {
+                        return Err(error(self.input, r.position_error(bad.query, bad.index)));
+                    }
+                }
+            }
+            Inner::Edges { .. } => {}
+        }
+        if !bufs.is_empty() {
+            flush(&bufs)?;
+        }
+        Ok(count)
+    }
+
+    /// Reads past the rest of the current case's queries, checking them.
+    pub fn skip_queries(&mut self) -> Result<u64, Error> {
+        self.queries(|_, _, _| {}, |_| Ok(()))
+    }
+
+    fn error(&self, e: ParseError) -> Error {
+        error(self.input, e)
+    }
+}
+
+fn error(input: &Input, e: ParseError) -> Error {
+    Error::parse(input.name(), input.bytes(), e)
+}
