@@ -86,7 +86,7 @@ fn stages(c: &mut Criterion) {
             b.iter(|| {
                 let mut out = answer::Bufs::default();
                 let answer = |_: u64, positions: &[u32], bufs: &mut answer::Bufs| {
-                    let verdict = answer::verdict_line(answer::nim_sum(&values, positions));
+                    let verdict = answer::Outcome::of(&values, positions).line();
                     bufs.main.extend_from_slice(verdict);
                 };
                 pool.install(|| answer::answer_batch(batch, &mut out, answer)).unwrap();

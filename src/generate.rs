@@ -12,6 +12,7 @@ use std::io::{self, Write};
 
 use rayon::prelude::*;
 
+use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::Csr;
 use crate::meter::{Meter, Stage, Unit};
@@ -581,7 +582,7 @@ pub fn generate(
         )?;
         let index = keep.then(|| {
             let graph = Csr::from_checked_parts(offsets, targets);
-            ValueIndex::new(evaluate(&graph, number, exec, meter))
+            ValueIndex::new(evaluate(&graph, number, exec, meter).into_vec())
         });
         let stage =
             Stage { case: number, name: "generating", unit: Unit::Queries, total: spec.queries };
@@ -603,7 +604,7 @@ pub fn generate(
 }
 
 /// The Grundy values of a generated graph, by the engine.
-fn evaluate(graph: &Csr, case: u64, exec: Exec, meter: &dyn Meter) -> Vec<u32> {
+fn evaluate(graph: &Csr, case: u64, exec: Exec, meter: &dyn Meter) -> Values {
     let nodes = graph.node_count() as u64;
     meter.start(Stage { case, name: "ordering", unit: Unit::Nodes, total: nodes });
     let levels = exec.order(graph, meter).expect("generated graphs are acyclic by construction");

@@ -174,8 +174,8 @@ proptest! {
             })
         };
         let (before, after) = (values(&game), values(&game.renumbered(&perm)));
-        for v in 0..n {
-            prop_assert_eq!(before[v], after[perm[v] as usize]);
+        for (v, &p) in perm.iter().enumerate().take(n) {
+            prop_assert_eq!(before.get(v as u32), after.get(p));
         }
     }
 
@@ -209,7 +209,7 @@ proptest! {
             let mut reader = grundy::CaseReader::new(&input, config.exec, Format::Chess, &());
             reader.next_case().unwrap().unwrap().values
         });
-        prop_assert_eq!(&verdicts(&game, &values), &verdict_lines);
+        prop_assert_eq!(&verdicts(&game, values.as_slice()), &verdict_lines);
         // query: the result column is solve's verdict.
         let queries = Input::from_bytes("<queries>", game.query_file().into_bytes());
         let mut out = Vec::new();

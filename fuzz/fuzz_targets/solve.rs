@@ -33,7 +33,7 @@ fn edges_with(input: &Input, config: &Config) -> Result<Vec<u32>, String> {
     let format = Format::Edges { nodes: Some(1000) };
     let mut reader = grundy::CaseReader::new(input, config.exec, format, &());
     match reader.next_case() {
-        Ok(case) => Ok(case.map(|c| c.values).unwrap_or_default()),
+        Ok(case) => Ok(case.map(|c| c.values.into_vec()).unwrap_or_default()),
         Err(e) => Err(e.to_string()),
     }
 }

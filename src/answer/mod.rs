@@ -1,7 +1,6 @@
 //! Answering queries: a query's tokens sit on positions whose values XOR to the nim-sum; the
-//! first player wins exactly when it is non-zero (the winning move: [`GameGraph::winning_move`]).
-//!
-//! [`GameGraph::winning_move`]: crate::graph::GameGraph::winning_move
+//! first player wins exactly when it is non-zero ([`Outcome`]), by the move [`winning_move`]
+//! finds.
 //!
 //! Both code paths answer through the same closure, so the sequential and parallel outputs
 //! cannot drift apart; the parallel path cuts a batch into pieces, answers each into its own
@@ -9,25 +8,97 @@
 
 use rayon::prelude::*;
 
+use crate::eval::Values;
+use crate::graph::GameGraph;
 use crate::parse::chess_parallel::QueryBatch;
 
 /// Pieces per thread a batch is cut into.
 const PIECES_PER_THREAD: usize = 4;
 
-/// The nim-sum (XOR of values) of the tokens on `positions`.
-#[inline]
-pub fn nim_sum(values: &[u32], positions: &[u32]) -> u32 {
-    positions.iter().fold(0, |acc, &p| acc ^ values[p as usize])
+/// Who wins a game of tokens, the player to move playing first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The player to move wins.
+    Win,
+    /// The player to move loses.
+    Lose,
+    /// Neither can force a win: play goes on for ever (loopy games; never an acyclic one's).
+    Draw,
 }
 
-/// The judge's line for a nim-sum: `WIN` when the first player wins, else `LOSE`.
-#[inline]
-pub fn verdict_line(nim_sum: u32) -> &'static [u8] {
-    if nim_sum != 0 {
-        b"WIN\n"
-    } else {
-        b"LOSE\n"
+impl Outcome {
+    /// The outcome of tokens of nim-sum `nim_sum` in an acyclic game: a win exactly when it is
+    /// not 0 (Sprague-Grundy).
+    #[inline]
+    pub fn of_nim_sum(nim_sum: u32) -> Outcome {
+        if nim_sum != 0 {
+            Outcome::Win
+        } else {
+            Outcome::Lose
+        }
     }
+
+    /// The outcome of tokens on `positions` under `values`.
+    #[inline]
+    pub fn of(values: &Values, positions: &[u32]) -> Outcome {
+        Outcome::of_nim_sum(values.nim_sum(positions))
+    }
+
+    /// The word the judges print: `WIN`, `LOSE` or `DRAW`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Outcome::Win => "WIN",
+            Outcome::Lose => "LOSE",
+            Outcome::Draw => "DRAW",
+        }
+    }
+
+    /// The judge's line: the word and a newline.
+    #[inline]
+    pub fn line(self) -> &'static [u8] {
+        match self {
+            Outcome::Win => b"WIN\n",
+            Outcome::Lose => b"LOSE\n",
+            Outcome::Draw => b"DRAW\n",
+        }
+    }
+}
+
+/// A winning move for tokens on `positions` of non-zero `nim_sum` in `graph`: the first token
+/// (in query order) whose value `g` has `g ^ nim_sum < g`, and its first move of value
+/// `g ^ nim_sum`, given as the move's parts (one position in the chess format). `None` for a
+/// losing position.
+///
+/// Such a token exists (the highest bit of the nim-sum is set in some token's value) and so
+/// does the move (a value is the mex of its moves' values, so every smaller value is one).
+pub fn winning_move<'g>(
+    graph: &'g GameGraph,
+    values: &Values,
+    positions: &[u32],
+    nim_sum: u32,
+) -> Option<(u32, &'g [u32])> {
+    if nim_sum == 0 {
+        return None;
+    }
+    let value = |p: u32| values.get(p);
+    positions.iter().find_map(|&p| {
+        let want = value(p) ^ nim_sum;
+        if want >= value(p) {
+            return None;
+        }
+        match graph {
+            GameGraph::Chess(g) => g
+                .successors(p)
+                .iter()
+                .position(|&s| value(s) == want)
+                .map(|i| (p, &g.successors(p)[i..=i])),
+            GameGraph::Sums(g) => g
+                .moves(p)
+                .map(|m| g.parts(m))
+                .find(|parts| parts.iter().fold(0, |acc, &q| acc ^ value(q)) == want)
+                .map(|parts| (p, parts)),
+        }
+    })
 }
 
 /// The output buffers of answered queries: the main output and an optional report.
@@ -104,4 +175,27 @@ where
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::SumsGraph;
+    use crate::{eval, order};
+
+    #[test]
+    fn winning_moves_of_sums_leave_a_zero_nim_sum() {
+        // Node 0: moves to {1, 1} (value 0), to {1} (1), to {} (0) -> mex{0, 1} = 2.
+        let g = SumsGraph::from_lists(&[vec![vec![1, 1], vec![1], vec![]], vec![vec![]], vec![]])
+            .unwrap();
+        let levels = order::levels(g.deps(), &()).unwrap();
+        let values = eval::grundy(&g, &levels, &());
+        assert_eq!(values.as_slice(), &[2, 1, 0]);
+        let game = GameGraph::Sums(g);
+        assert_eq!(winning_move(&game, &values, &[0], 2), Some((0, &[1, 1][..])));
+        assert_eq!(winning_move(&game, &values, &[0, 1], 3), Some((0, &[1][..])));
+        assert_eq!(winning_move(&game, &values, &[2], 0), None);
+        assert_eq!(Outcome::of(&values, &[0, 1]), Outcome::Win);
+        assert_eq!(Outcome::of(&values, &[2, 2]).line(), b"LOSE\n");
+    }
 }

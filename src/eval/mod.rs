@@ -9,7 +9,11 @@ use rayon::prelude::*;
 
 use crate::graph::Rule;
 use crate::meter::{Meter, Ticker};
-use crate::order::{Levels, INLINE_LEVEL};
+use crate::order::{Level, Levels, INLINE_LEVEL};
+
+pub mod values;
+
+pub use values::Values;
 
 /// Reusable scratch for mex computations: no allocation per node once it has grown to the
 /// largest out-degree.
@@ -116,16 +120,16 @@ pub fn node_value_parallel<R: Rule>(
 
 /// The Grundy value of every node, indexed by node id, evaluated in `levels` order; the
 /// count of nodes evaluated goes to `meter`.
-pub fn grundy<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Vec<u32> {
+pub fn grundy<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Values {
     let mut values = vec![0u32; rule.node_count()];
     let mut mex = Mex::new();
     let mut ticker = Ticker::new(meter);
-    for (i, &v) in levels.order().iter().enumerate() {
+    for (i, v) in levels.nodes().enumerate() {
         let x = node_value(rule, v, &|s| values[s as usize], &mut mex);
         values[v as usize] = x;
         ticker.at(i as u64);
     }
-    values
+    Values::from_vec(values)
 }
 
 /// The parallel twin of [`grundy`]: levels of at least [`INLINE_LEVEL`] nodes are evaluated
@@ -135,7 +139,7 @@ pub fn grundy<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Vec<u32>
 /// Values live in a plain vector that the workers only read: a wide level's values are
 /// collected first and stored after, so no atomics get in the way of the compiler (a game's
 /// tight move loop vectorizes on plain loads, not on atomic ones).
-pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Vec<u32> {
+pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Values {
     let mut values = vec![0u32; rule.node_count()];
     let mut mex = Mex::new();
     let mut level_values = Vec::new();
@@ -144,23 +148,32 @@ pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) ->
         let level = levels.level(l);
         ticker.at(levels.level_start(l) as u64);
         if level.len() < INLINE_LEVEL {
-            for &v in level {
+            for v in level.iter() {
                 let x = node_value_parallel(rule, v, &|s| values[s as usize], &mut mex);
                 values[v as usize] = x;
             }
         } else {
             let value = |s: u32| values[s as usize];
-            level
-                .par_iter()
-                .with_min_len(INLINE_LEVEL / 8)
-                .map_init(Mex::new, |mex, &v| node_value(rule, v, &value, mex))
-                .collect_into_vec(&mut level_values);
-            for (&v, &x) in level.iter().zip(&level_values) {
+            let min = INLINE_LEVEL / 8;
+            let eval = |mex: &mut Mex, v: u32| node_value(rule, v, &value, mex);
+            match level {
+                Level::Listed(nodes) => nodes
+                    .par_iter()
+                    .with_min_len(min)
+                    .map_init(Mex::new, |mex, &v| eval(mex, v))
+                    .collect_into_vec(&mut level_values),
+                Level::Span { start, end } => (start..end)
+                    .into_par_iter()
+                    .with_min_len(min)
+                    .map_init(Mex::new, eval)
+                    .collect_into_vec(&mut level_values),
+            }
+            for (v, &x) in level.iter().zip(&level_values) {
                 values[v as usize] = x;
             }
         }
     }
-    values
+    Values::from_vec(values)
 }
 
 #[cfg(test)]
@@ -280,7 +293,7 @@ mod tests {
         let lists: Vec<Vec<u32>> = (0..n).map(|i| (i + 1..n).collect()).collect();
         let g = Csr::from_lists(&lists).unwrap();
         let values = grundy(&g, &levels(&g, &()).unwrap(), &());
-        assert_eq!(values, (0..n).rev().collect::<Vec<_>>());
+        assert_eq!(values.as_slice(), (0..n).rev().collect::<Vec<_>>());
         assert_eq!(grundy_parallel(&g, &levels(&g, &()).unwrap(), &()), values);
     }
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use super::Exec;
 use crate::answer::{self, Bufs};
 use crate::error::Error;
+use crate::eval::Values;
 use crate::graph::GameGraph;
 use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
@@ -35,7 +36,7 @@ pub struct Evaluated {
     /// Kahn levels.
     pub levels: Levels,
     /// Grundy value of every node.
-    pub values: Vec<u32>,
+    pub values: Values,
     /// Time spent on each stage.
     pub times: StageTimes,
 }
@@ -159,7 +160,7 @@ impl<'a> CaseReader<'a> {
         let levels = self.exec.order(deps, self.meter).map_err(|cycle| Error::Cycle {
             path: self.input.name().to_string(),
             case,
-            cycle,
+            cycle: cycle.0,
         })?;
         let order = start.elapsed();
         let start = Instant::now();

@@ -7,9 +7,10 @@
 
 use rayon::prelude::*;
 
+use crate::eval::Values;
 use crate::graph::{Csr, Rule};
 use crate::meter::Meter;
-use crate::order::{self, Levels};
+use crate::order::{self, Cycle, Levels};
 use crate::parse::error::ParseError;
 use crate::{eval, parse};
 
@@ -43,7 +44,7 @@ impl Exec {
     }
 
     /// Kahn's levels of `graph`, or the nodes of one cycle.
-    pub fn order(self, graph: &Csr, meter: &dyn Meter) -> Result<Levels, Vec<u32>> {
+    pub fn order(self, graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> {
         match self {
             Exec::Sequential => order::levels(graph, meter),
             Exec::Rayon { .. } => order::levels_parallel(graph, meter),
@@ -51,7 +52,7 @@ impl Exec {
     }
 
     /// The Grundy value of every node of `rule`, evaluated in `levels` order.
-    pub fn evaluate<R: Rule>(self, rule: &R, levels: &Levels, meter: &dyn Meter) -> Vec<u32> {
+    pub fn evaluate<R: Rule>(self, rule: &R, levels: &Levels, meter: &dyn Meter) -> Values {
         match self {
             Exec::Sequential => eval::grundy(rule, levels, meter),
             Exec::Rayon { .. } => eval::grundy_parallel(rule, levels, meter),

@@ -32,8 +32,7 @@ impl Strips {
 
     /// Each strip is its own level: a move leaves strips shorter by at least three cells.
     pub fn levels(&self) -> Levels {
-        Levels::from_groups((0..=self.n).collect(), (0..=self.n + 1).collect())
-            .expect("one strip per level")
+        Levels::each(self.n + 1)
     }
 
     /// Appends the strips (at most two) that move `k` of strip `x` leaves.
@@ -97,12 +96,12 @@ pub fn run(
     match output {
         Output::Judge => {
             for &n in &strips {
-                out.extend_from_slice(if values[n as usize] != 0 { b"1\n" } else { b"2\n" });
+                out.extend_from_slice(if values.get(n) != 0 { b"1\n" } else { b"2\n" });
             }
         }
         Output::Table => {
             out.extend_from_slice(b"n,grundy\n");
-            for (n, g) in values.iter().enumerate() {
+            for (n, g) in values.as_slice().iter().enumerate() {
                 out.extend_from_slice(format!("{n},{g}\n").as_bytes());
             }
         }

@@ -128,7 +128,7 @@ pub fn run(
     match output {
         Output::Judge => {
             for &(a, b) in &sheets {
-                let win = values[game.id(a, b) as usize] != 0;
+                let win = values.get(game.id(a, b)) != 0;
                 out.extend_from_slice(if win { b"WIN\n" } else { b"LOSE\n" });
             }
         }
@@ -136,7 +136,7 @@ pub fn run(
             out.extend_from_slice(b"w,h,grundy\n");
             for v in 0..game.node_count() as u32 {
                 let (a, b) = game.sides(v);
-                out.extend_from_slice(format!("{a},{b},{}\n", values[v as usize]).as_bytes());
+                out.extend_from_slice(format!("{a},{b},{}\n", values.get(v)).as_bytes());
             }
         }
         Output::Export => {

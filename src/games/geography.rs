@@ -96,14 +96,14 @@ pub fn run(
         let levels = exec.order(&tree, &()).expect("a rooted tree has no cycle");
         let values = evaluate(&tree, &levels, exec, case, meter);
         match output {
-            Output::Judge => match tree.successors(m).iter().find(|&&c| values[c as usize] == 0) {
+            Output::Judge => match tree.successors(m).iter().find(|&&c| values.get(c) == 0) {
                 Some(&x) => out.extend_from_slice(
                     format!("First player wins flying to airport {}\n", x + 1).as_bytes(),
                 ),
                 None => out.extend_from_slice(b"First player loses\n"),
             },
             Output::Table => {
-                for (v, g) in values.iter().enumerate() {
+                for (v, g) in values.as_slice().iter().enumerate() {
                     out.extend_from_slice(format!("{case},{},{g}\n", v + 1).as_bytes());
                 }
             }

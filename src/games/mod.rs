@@ -9,6 +9,7 @@ pub mod cutting;
 pub mod geography;
 pub mod team_nim;
 
+use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::Rule;
 use crate::meter::{Meter, Stage, Unit};
@@ -39,7 +40,7 @@ pub fn evaluate<R: Rule>(
     exec: Exec,
     case: u64,
     meter: &dyn Meter,
-) -> Vec<u32> {
+) -> Values {
     let total = rule.node_count() as u64;
     meter.start(Stage { case, name: "evaluating", unit: Unit::Nodes, total });
     exec.evaluate(rule, levels, meter)

@@ -42,9 +42,8 @@ impl Table {
 
     /// Levels by stones left: the terminal position, then every seat with 0, 1, ... stones.
     pub fn levels(&self) -> Levels {
-        let n = 1 + (self.stones + 1) * self.seats();
         let starts = std::iter::once(0).chain((0..=self.stones + 1).map(|s| 1 + s * self.seats()));
-        Levels::from_groups((0..n).collect(), starts.collect()).expect("seats per stone count")
+        Levels::contiguous(starts.collect()).expect("seats per stone count")
     }
 
     /// The position move `k` of `v` leads to.
@@ -130,13 +129,13 @@ pub fn run(
         let values = evaluate(&table, &table.levels(), exec, 0, meter);
         match output {
             Output::Judge => {
-                let win = values[table.id(0, stones) as usize] != 0;
+                let win = values.get(table.id(0, stones)) != 0;
                 out.extend_from_slice(if win { b"1\n" } else { b"0\n" });
             }
             Output::Table => {
                 for s in 0..=stones {
                     for seat in 0..table.seats() {
-                        let g = values[table.id(seat, s) as usize];
+                        let g = values.get(table.id(seat, s));
                         out.extend_from_slice(format!("{case},{},{s},{g}\n", seat + 1).as_bytes());
                     }
                 }

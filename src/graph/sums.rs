@@ -163,48 +163,11 @@ impl GameGraph {
             GameGraph::Sums(g) => g.total_moves(),
         }
     }
-
-    /// A winning move for tokens on `positions` of non-zero `nim_sum`: the first token (in
-    /// query order) whose value `g` has `g ^ nim_sum < g`, and its first move of value
-    /// `g ^ nim_sum`, given as the move's parts. `None` for a losing position.
-    ///
-    /// Such a token exists (the highest bit of the nim-sum is set in some token's value) and so
-    /// does the move (a value is the mex of its moves' values, so every smaller value is one).
-    pub fn winning_move(
-        &self,
-        values: &[u32],
-        positions: &[u32],
-        nim_sum: u32,
-    ) -> Option<(u32, &[u32])> {
-        if nim_sum == 0 {
-            return None;
-        }
-        let value = |p: u32| values[p as usize];
-        positions.iter().find_map(|&p| {
-            let want = value(p) ^ nim_sum;
-            if want >= value(p) {
-                return None;
-            }
-            match self {
-                GameGraph::Chess(g) => g
-                    .successors(p)
-                    .iter()
-                    .position(|&s| value(s) == want)
-                    .map(|i| (p, &g.successors(p)[i..=i])),
-                GameGraph::Sums(g) => g
-                    .moves(p)
-                    .map(|m| g.parts(m))
-                    .find(|parts| parts.iter().fold(0, |acc, &q| acc ^ value(q)) == want)
-                    .map(|parts| (p, parts)),
-            }
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{eval, order};
 
     #[test]
     fn from_parts_checks_every_invariant() {
@@ -212,17 +175,5 @@ mod tests {
         assert!(SumsGraph::from_parts(vec![0, 1], vec![0, 1], vec![1]).is_none()); // part 1 >= n
         assert!(SumsGraph::from_parts(vec![0, 2, 1], vec![0, 0, 0], vec![]).is_none());
         assert!(SumsGraph::from_parts(vec![0, 1, 1], vec![0, 2], vec![1]).is_none());
-    }
-
-    #[test]
-    fn values_are_the_mex_of_xors() {
-        // Node 0: moves to {1, 1} (value 0), to {1} (1), to {} (0) -> mex{0, 1} = 2.
-        let g = SumsGraph::from_lists(&[vec![vec![1, 1], vec![1], vec![]], vec![vec![]], vec![]])
-            .unwrap();
-        let levels = order::levels(g.deps(), &()).unwrap();
-        assert_eq!(eval::grundy(&g, &levels, &()), vec![2, 1, 0]);
-        let game = GameGraph::Sums(g);
-        assert_eq!(game.winning_move(&[2, 1, 0], &[0], 2), Some((0, &[1, 1][..])));
-        assert_eq!(game.winning_move(&[2, 1, 0], &[0, 1], 3), Some((0, &[1][..])));
     }
 }

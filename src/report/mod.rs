@@ -4,7 +4,8 @@
 //! Rows are written into in-memory buffers, so parallel pieces can format their own rows and be
 //! joined in input order; numbers are formatted with itoa, node rows with the csv crate.
 
-use crate::answer;
+use crate::answer::{self, Outcome};
+use crate::eval::Values;
 
 pub mod stats;
 use crate::graph::GameGraph;
@@ -78,10 +79,10 @@ pub fn push_query_row(
     query_number: u64,
     positions: &[u32],
     graph: &GameGraph,
-    values: &[u32],
+    values: &Values,
 ) {
     let mut num = itoa::Buffer::new();
-    let nim_sum = answer::nim_sum(values, positions);
+    let nim_sum = values.nim_sum(positions);
     if let Some(case) = case {
         out.extend_from_slice(num.format(case).as_bytes());
         out.push(b',');
@@ -91,8 +92,10 @@ pub fn push_query_row(
     push_list(out, positions);
     out.push(b',');
     out.extend_from_slice(num.format(nim_sum).as_bytes());
-    out.extend_from_slice(if nim_sum != 0 { b",WIN," } else { b",LOSE," });
-    if let Some((from, to)) = graph.winning_move(values, positions, nim_sum) {
+    out.push(b',');
+    out.extend_from_slice(Outcome::of_nim_sum(nim_sum).word().as_bytes());
+    out.push(b',');
+    if let Some((from, to)) = answer::winning_move(graph, values, positions, nim_sum) {
         out.extend_from_slice(num.format(from).as_bytes());
         out.push(b',');
         push_list(out, to);
@@ -121,7 +124,7 @@ mod tests {
     #[test]
     fn rows_are_plain_csv() {
         let g = GameGraph::Chess(Csr::from_lists(&[vec![1], vec![]]).unwrap());
-        let values = [1, 0];
+        let values = Values::from_vec(vec![1, 0]);
         let mut text = Vec::new();
         push_query_row(&mut text, Some(2), 5, &[0, 1], &g, &values);
         push_query_row(&mut text, None, 6, &[1], &g, &values);

@@ -117,9 +117,9 @@ impl CaseStats {
         for &t in deps.targets() {
             in_degree[t as usize] += 1;
         }
-        let max_grundy = case.values.iter().copied().max().unwrap_or(0);
+        let max_grundy = case.values.max().unwrap_or(0);
         let mut grundy_histogram = vec![0u64; if n == 0 { 0 } else { max_grundy as usize + 1 }];
-        for &g in &case.values {
+        for &g in case.values.as_slice() {
             grundy_histogram[g as usize] += 1;
         }
         let level_histogram: Vec<u64> =

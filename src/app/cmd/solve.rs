@@ -6,7 +6,7 @@
 //! file that appears only if the whole run succeeds. A closed stdout (`| head -1`) does not
 //! cancel the report: the run goes on without stdout and finishes it.
 
-use crate::answer;
+use crate::answer::{self, Outcome};
 use crate::app::cli::SolveArgs;
 use crate::app::config::{self, Config};
 use crate::error::Error;
@@ -68,8 +68,7 @@ pub fn solve(
     while let Some(case) = reader.next_case()? {
         let with_report = report.is_some();
         let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
-            let nim_sum = answer::nim_sum(&case.values, positions);
-            bufs.main.extend_from_slice(answer::verdict_line(nim_sum));
+            bufs.main.extend_from_slice(Outcome::of(&case.values, positions).line());
             if with_report {
                 let (graph, values) = (&case.graph, &case.values);
                 report::push_query_row(

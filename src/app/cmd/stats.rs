@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use crate::answer;
+use crate::answer::Outcome;
 use crate::app::cli::StatsArgs;
 use crate::app::config::{self, Config};
 use crate::error::Error;
@@ -29,7 +29,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
         // Each WIN leaves one byte in the buffers, counted at each flush.
         let queries = reader.queries(
             |_, positions, bufs| {
-                if answer::nim_sum(values, positions) != 0 {
+                if Outcome::of(values, positions) == Outcome::Win {
                     bufs.main.push(1);
                 }
             },

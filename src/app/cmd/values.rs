@@ -47,7 +47,7 @@ fn write_rows(
         let mut rows = Rows::new();
         let last = (first + NODES_PER_PIECE).min(nodes);
         for (v, (&value, &level)) in
-            case.values.iter().zip(&levels).enumerate().take(last).skip(first)
+            case.values.as_slice().iter().zip(&levels).enumerate().take(last).skip(first)
         {
             let node = v as u32;
             rows.value_row(case.case, node, value, level, case.graph.move_count(node));
