@@ -45,6 +45,20 @@ pub enum Error {
         /// The nodes of one cycle in move order, smallest id first.
         cycle: Vec<u32>,
     },
+    /// The graph file of `grundy query` holds no case, so there is no graph to query.
+    #[error("{path}: holds no case, so there is no graph to query")]
+    NoGraph {
+        /// The graph file or `<stdin>`.
+        path: String,
+    },
+    /// The worker threads could not be started (a failed run, not a usage error).
+    #[error("cannot start {threads} threads: {reason}")]
+    Threads {
+        /// How many were asked for.
+        threads: usize,
+        /// The system's reason.
+        reason: String,
+    },
     /// Arguments that parse but cannot be used together or at all (exit code 2).
     #[error("{0}")]
     Usage(String),
@@ -52,16 +66,6 @@ pub enum Error {
     /// the run stops early, quietly, with exit code 0.
     #[error("every output was closed by its reader")]
     OutputClosed,
-    /// A well-formed input that exceeds what grundy can represent.
-    #[error("{path}: case {case}: {message}")]
-    Limit {
-        /// The file or `<stdin>`.
-        path: String,
-        /// 1-based case number.
-        case: u64,
-        /// Which limit.
-        message: String,
-    },
 }
 
 impl Error {

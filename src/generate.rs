@@ -18,7 +18,7 @@ use crate::graph::Csr;
 use crate::meter::{Meter, Stage, Unit};
 
 /// The structure of the generated graphs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
     /// Out-positions uniform among the later ranks: the textbook random DAG (shallow, wide
     /// levels).

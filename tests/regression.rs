@@ -42,7 +42,7 @@ fn an_empty_file_is_zero_cases() {
         }
         let queries = write_file(dir.path(), "queries.txt", b"");
         let line = run(&["query", file, queries.to_str().unwrap()], None).error_line();
-        assert!(line.ends_with("the file has no case, so no graph to query"), "{line}");
+        assert_eq!(line, format!("error: {file}: holds no case, so there is no graph to query"));
     }
 }
 

@@ -134,47 +134,28 @@ impl Bufs {
     }
 }
 
-/// Position `index` of query `query` (both 0-based within a batch) is not a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BadPosition {
-    /// The query, 0-based within the batch.
-    pub query: usize,
-    /// The position, 0-based within the query.
-    pub index: usize,
-}
-
 /// Answers the queries of `batch` in parallel with `answer(query_number, positions, bufs)`
 /// (query numbers are 1-based within the case) and appends the results to `out` in input
-/// order. Stops at the first query with a position that is not a node: the queries before it
-/// are answered, it and later ones are not.
-pub fn answer_batch<F>(batch: &QueryBatch<'_>, out: &mut Bufs, answer: F) -> Result<(), BadPosition>
+/// order. The batch's positions are nodes (the reader checked them).
+pub fn answer_batch<F>(batch: &QueryBatch<'_>, out: &mut Bufs, answer: F)
 where
     F: Fn(u64, &[u32], &mut Bufs) + Sync,
 {
     let threads = rayon::current_num_threads();
     let piece = batch.len().div_ceil(threads * PIECES_PER_THREAD).max(1);
-    let pieces: Vec<(Bufs, Option<BadPosition>)> = (0..batch.len().div_ceil(piece))
+    let pieces: Vec<Bufs> = (0..batch.len().div_ceil(piece))
         .into_par_iter()
         .map(|p| {
-            let range = p * piece..((p + 1) * piece).min(batch.len());
             let mut bufs = Bufs::default();
-            for i in range {
-                let positions = batch.positions(i);
-                if let Some(index) = positions.iter().position(|&v| v >= batch.nodes) {
-                    return (bufs, Some(BadPosition { query: i, index }));
-                }
-                answer(batch.first_query + i as u64, positions, &mut bufs);
+            for i in p * piece..((p + 1) * piece).min(batch.len()) {
+                answer(batch.first_query + i as u64, batch.positions(i), &mut bufs);
             }
-            (bufs, None)
+            bufs
         })
         .collect();
-    for (bufs, bad) in pieces {
+    for bufs in pieces {
         out.append(&bufs);
-        if let Some(bad) = bad {
-            return Err(bad);
-        }
     }
-    Ok(())
 }
 
 #[cfg(test)]

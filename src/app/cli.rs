@@ -7,6 +7,33 @@ use clap::{Parser, Subcommand};
 
 use crate::generate::{NodeRange, Shape};
 
+/// The graph shapes of `generate`, as `--shape` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShapeName {
+    /// Out-positions uniform among the later ranks: shallow, wide levels.
+    Random,
+    /// One path through all nodes: a million nodes make a million levels.
+    Chain,
+    /// Layers of about sqrt(N) nodes; edges go to the next layer.
+    Layered,
+    /// Eight layers of N/8 nodes; edges go to the next layer.
+    Wide,
+    /// Every node moves to every later one: N(N-1)/2 edges.
+    Tournament,
+}
+
+impl From<ShapeName> for Shape {
+    fn from(name: ShapeName) -> Shape {
+        match name {
+            ShapeName::Random => Shape::Random,
+            ShapeName::Chain => Shape::Chain,
+            ShapeName::Layered => Shape::Layered,
+            ShapeName::Wide => Shape::Wide,
+            ShapeName::Tournament => Shape::Tournament,
+        }
+    }
+}
+
 /// Sprague-Grundy analyzer for impartial games on large DAGs.
 #[derive(Debug, Parser)]
 #[command(name = "grundy", version, about, long_about = None)]
@@ -213,8 +240,8 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Graph structure.
-    #[arg(long, value_enum, default_value_t = Shape::Random)]
-    pub shape: Shape,
+    #[arg(long, value_enum, default_value_t = ShapeName::Random)]
+    pub shape: ShapeName,
     /// Node ids in topological order (every edge goes from a smaller id to a larger one)
     /// instead of shuffled.
     #[arg(long)]

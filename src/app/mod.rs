@@ -22,7 +22,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", config.threads)))?;
+        .map_err(|e| Error::Threads { threads: config.threads, reason: e.to_string() })?;
     pool.install(|| match &cli.command {
         Command::Solve(args) => solve::run(args, &config),
         Command::Values(args) => values::run(args, &config),

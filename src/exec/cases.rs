@@ -66,7 +66,8 @@ pub struct CaseReader<'a> {
 
 enum Inner<'a> {
     Sequential(ChessReader<'a>),
-    Parallel(ParChessReader<'a>),
+    /// Boxed: the parallel reader carries its buffers' bookkeeping and a pending error.
+    Parallel(Box<ParChessReader<'a>>),
     /// An edge list: one graph, read whole on the first call.
     Edges {
         /// True once the graph has been read.
@@ -88,7 +89,7 @@ impl<'a> CaseReader<'a> {
             (Format::Edges { .. }, _) => Inner::Edges { read: false },
             (_, Exec::Sequential) => Inner::Sequential(ChessReader::new(bytes).with_meter(meter)),
             (_, Exec::Rayon { chunk_bytes }) => {
-                Inner::Parallel(ParChessReader::new(bytes, chunk_bytes).with_meter(meter))
+                Inner::Parallel(Box::new(ParChessReader::new(bytes, chunk_bytes).with_meter(meter)))
             }
         };
         CaseReader { input, format, exec, inner, positions: Vec::new(), meter }
@@ -105,7 +106,7 @@ impl<'a> CaseReader<'a> {
         let inner = match exec {
             Exec::Sequential => Inner::Sequential(ChessReader::queries_only(bytes, nodes)),
             Exec::Rayon { chunk_bytes } => {
-                Inner::Parallel(ParChessReader::queries_only(bytes, chunk_bytes, nodes))
+                Inner::Parallel(Box::new(ParChessReader::queries_only(bytes, chunk_bytes, nodes)))
             }
         };
         CaseReader { input, format: Format::Chess, exec, inner, positions: Vec::new(), meter }
@@ -246,15 +247,12 @@ impl<'a> CaseReader<'a> {
             }
             Inner::Parallel(r) => {
                 while let Some(batch) = r.next_queries().map_err(|e| error(self.input, e))? {
-                    let answered = answer::answer_batch(&batch, &mut bufs, &answer);
+                    answer::answer_batch(&batch, &mut bufs, &answer);
                     count += batch.len() as u64;
                     flush(&bufs)?;
                     bufs.clear();
                     self.input.release_before(r.offset());
                     meter.set(r.offset() as u64);
-                    if let Err(bad) = answered {
-                        return Err(error(self.input, r.position_error(bad.query, bad.index)));
-                    }
                 }
             }
             Inner::Edges { .. } => {}

@@ -8,7 +8,7 @@
 use crate::graph::sums::SumsGraph;
 use crate::graph::Csr;
 use crate::meter::Meter;
-use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Queries, Total};
 use crate::parse::lexer::Lexer;
 
 /// Nodes read between two progress reports.
@@ -22,18 +22,27 @@ pub struct ChessReader<'a> {
     query: u64,
     nodes: u32,
     meter: &'a dyn Meter,
+    /// Where the queries being read stand: in the current case, or in a file of queries alone.
+    at: Queries,
 }
 
 impl<'a> ChessReader<'a> {
     /// A reader at the start of `bytes`.
     pub fn new(bytes: &'a [u8]) -> ChessReader<'a> {
-        ChessReader { lex: Lexer::new(bytes), case: 0, query: 0, nodes: 0, meter: &() }
+        ChessReader {
+            lex: Lexer::new(bytes),
+            case: 0,
+            query: 0,
+            nodes: 0,
+            meter: &(),
+            at: Queries::InCase(0),
+        }
     }
 
     /// A reader of `bytes` as queries only (no case header, no graph), on a graph of `nodes`
     /// nodes: the query file of `grundy query`. Errors name no case.
     pub fn queries_only(bytes: &'a [u8], nodes: u32) -> ChessReader<'a> {
-        ChessReader { nodes, ..ChessReader::new(bytes) }
+        ChessReader { nodes, at: Queries::Alone, ..ChessReader::new(bytes) }
     }
 
     /// This reader, telling `meter` the bytes read while it reads a graph.
@@ -73,29 +82,21 @@ impl<'a> ChessReader<'a> {
         let Some(n) = self.lex.next_u32(Expected::NodeCount { case })? else {
             return Ok(None);
         };
-        self.case = case;
-        self.query = 0;
-        self.nodes = n;
+        (self.case, self.query, self.nodes, self.at) = (case, 0, n, Queries::InCase(case));
         let cap = |count: u32, lex: &Lexer| (count as usize).min(lex.remaining() / 2 + 1);
         let mut offsets = Vec::with_capacity(cap(n, &self.lex) + 1);
         let mut targets: Vec<u32> = Vec::new();
         offsets.push(0u32);
         for node in 0..n {
             self.report(node);
-            let degree = self.lex.expect_u32(Expected::OutDegree { case, node })?;
+            let (at, expected) = (self.token_start(), Expected::OutDegree { case, node });
+            let degree = self.lex.expect_u32(expected)?;
             targets.reserve(cap(degree, &self.lex));
             for index in 1..=degree {
                 let expected = Expected::OutPosition { case, node, index, of: degree };
                 targets.push(self.node_id(expected)?);
             }
-            let end = u32::try_from(targets.len()).map_err(|_| ParseError {
-                offset: self.lex.offset(),
-                kind: ParseErrorKind::TooLarge {
-                    expected: Expected::OutDegree { case, node },
-                    token: format!("a total of {} edges in the case", targets.len()),
-                },
-            })?;
-            offsets.push(end);
+            offsets.push(checked_total(targets.len() as u64, || at, expected, Total::Edges)?);
         }
         // The loop above checked every id and built the offsets.
         Ok(Some(Csr::from_checked_parts(offsets, targets)))
@@ -108,47 +109,47 @@ impl<'a> ChessReader<'a> {
         let Some(n) = self.lex.next_u32(Expected::NodeCount { case })? else {
             return Ok(None);
         };
-        (self.case, self.query, self.nodes) = (case, 0, n);
+        (self.case, self.query, self.nodes, self.at) = (case, 0, n, Queries::InCase(case));
         let cap = |count: u32, lex: &Lexer| (count as usize).min(lex.remaining() / 2 + 1);
         let mut move_offsets = Vec::with_capacity(cap(n, &self.lex) + 1);
         let (mut part_offsets, mut parts) = (vec![0u32], Vec::new());
         move_offsets.push(0u32);
         for node in 0..n {
             self.report(node);
-            let of = self.lex.expect_u32(Expected::MoveCount { case, node })?;
+            let (node_at, moves) = (self.token_start(), Expected::MoveCount { case, node });
+            let of = self.lex.expect_u32(moves)?;
             part_offsets.reserve(cap(of, &self.lex));
             for index in 1..=of {
-                let count = self.lex.expect_u32(Expected::PartCount { case, node, index, of })?;
+                let (at, counted) =
+                    (self.token_start(), Expected::PartCount { case, node, index, of });
+                let count = self.lex.expect_u32(counted)?;
                 parts.reserve(cap(count, &self.lex));
                 for part in 1..=count {
                     let expected =
                         Expected::Part { case, node, move_index: index, index: part, of: count };
                     parts.push(self.node_id(expected)?);
                 }
-                part_offsets.push(self.checked_u32(parts.len(), case, node)?);
+                part_offsets.push(checked_total(parts.len() as u64, || at, counted, Total::Parts)?);
             }
-            move_offsets.push(self.checked_u32(part_offsets.len() - 1, case, node)?);
+            let total = part_offsets.len() as u64 - 1;
+            move_offsets.push(checked_total(total, || node_at, moves, Total::Moves)?);
         }
         // The loops above checked every id and built the offsets.
         Ok(Some(SumsGraph::from_checked_parts(move_offsets, part_offsets, parts)))
     }
 
-    /// A count of parts or moves so far, which must fit the u32 offsets.
-    fn checked_u32(&self, count: usize, case: u64, node: u32) -> Result<u32, ParseError> {
-        u32::try_from(count).map_err(|_| ParseError {
-            offset: self.lex.offset(),
-            kind: ParseErrorKind::TooLarge {
-                expected: Expected::MoveCount { case, node },
-                token: format!("a total of {count} moves or parts in the case"),
-            },
-        })
+    /// The offset of the next token (where a count that may overflow starts).
+    #[inline]
+    fn token_start(&mut self) -> usize {
+        self.lex.at_token();
+        self.lex.offset()
     }
 
     /// Reads the next query of the current case into `positions`; false when the case ends
     /// (a query of length 0, or the end of the input).
     pub fn next_query(&mut self, positions: &mut Vec<u32>) -> Result<bool, ParseError> {
-        let (case, query) = (self.case, self.query + 1);
-        let Some(m) = self.lex.next_u32(Expected::QueryLength { case, query })? else {
+        let query = self.query + 1;
+        let Some(m) = self.lex.next_u32(Expected::QueryLength { case: self.at, query })? else {
             return Ok(false);
         };
         if m == 0 {
@@ -157,7 +158,12 @@ impl<'a> ChessReader<'a> {
         self.query = query;
         positions.clear();
         for index in 1..=m {
-            positions.push(self.node_id(Expected::QueryPosition { case, query, index, of: m })?);
+            positions.push(self.node_id(Expected::QueryPosition {
+                case: self.at,
+                query,
+                index,
+                of: m,
+            })?);
         }
         Ok(true)
     }

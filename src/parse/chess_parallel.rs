@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::graph::sums::SumsGraph;
 use crate::graph::Csr;
 use crate::meter::Meter;
-use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Queries, Total};
 use crate::parse::tokens::TokenReader;
 
 /// Reads cases and query batches from chess-format bytes, tokenizing in parallel.
@@ -26,6 +26,11 @@ pub struct ParChessReader<'a> {
     /// Tokens of the last batch (and its terminating 0), consumed at the next call.
     done: usize,
     case_open: bool,
+    /// Where the queries being read stand: in the current case, or in a file of queries alone.
+    at: Queries,
+    /// The error of a bad position found while checking the last batch, returned once the
+    /// queries before it have been handed out.
+    pending: Option<ParseError>,
 }
 
 impl<'a> ParChessReader<'a> {
@@ -39,13 +44,20 @@ impl<'a> ParChessReader<'a> {
             starts: Vec::new(),
             done: 0,
             case_open: false,
+            at: Queries::InCase(0),
+            pending: None,
         }
     }
 
     /// A reader of `bytes` as queries only (no case header, no graph), on a graph of `nodes`
     /// nodes: the query file of `grundy query`. Errors name no case.
     pub fn queries_only(bytes: &'a [u8], chunk_bytes: usize, nodes: u32) -> ParChessReader<'a> {
-        ParChessReader { nodes, case_open: true, ..ParChessReader::new(bytes, chunk_bytes) }
+        ParChessReader {
+            nodes,
+            case_open: true,
+            at: Queries::Alone,
+            ..ParChessReader::new(bytes, chunk_bytes)
+        }
     }
 
     /// This reader, telling `meter` the bytes tokenized, window by window.
@@ -87,6 +99,7 @@ impl<'a> ParChessReader<'a> {
         }
         let n = self.tokens.buf()[0];
         (self.case, self.query, self.nodes, self.case_open) = (case, 0, n, true);
+        self.at = Queries::InCase(case);
         Ok(Some((case, n, self.tokens.base())))
     }
 
@@ -139,16 +152,8 @@ impl<'a> ParChessReader<'a> {
                 return Err(tokens.missing(tokens.buf().len(), expected));
             }
             edges += u64::from(degree);
-            let Ok(end_edge) = u32::try_from(edges) else {
-                return Err(ParseError {
-                    offset: tokens.offset_of(pos),
-                    kind: ParseErrorKind::TooLarge {
-                        expected: Expected::OutDegree { case, node },
-                        token: format!("a total of {edges} edges in the case"),
-                    },
-                });
-            };
-            offsets.push(end_edge);
+            let expected = Expected::OutDegree { case, node };
+            offsets.push(checked_total(edges, || tokens.offset_of(pos), expected, Total::Edges)?);
             pos = end;
         }
         Ok(offsets)
@@ -192,18 +197,12 @@ impl<'a> ParChessReader<'a> {
         let (mut part_offsets, mut parts) = (vec![0u32], 0u64);
         move_offsets.push(0u32);
         let mut pos = 1usize;
-        let too_many = |tokens: &TokenReader, pos: usize, node: u32| ParseError {
-            offset: tokens.offset_of(pos),
-            kind: ParseErrorKind::TooLarge {
-                expected: Expected::MoveCount { case, node },
-                token: "more than 4294967295 moves or parts in the case".into(),
-            },
-        };
         for node in 0..n {
+            let moves = Expected::MoveCount { case, node };
             if !tokens.ensure(pos) {
-                return Err(tokens.missing(pos, Expected::MoveCount { case, node }));
+                return Err(tokens.missing(pos, moves));
             }
-            let of = tokens.buf()[pos];
+            let (of, node_pos) = (tokens.buf()[pos], pos);
             pos += 1;
             for index in 1..=of {
                 if !tokens.ensure(pos) {
@@ -223,13 +222,14 @@ impl<'a> ParChessReader<'a> {
                     return Err(tokens.missing(tokens.buf().len(), expected));
                 }
                 parts += u64::from(count);
-                let end = u32::try_from(parts).map_err(|_| too_many(tokens, pos, node))?;
-                part_offsets.push(end);
+                let counted = Expected::PartCount { case, node, index, of };
+                let at = || tokens.offset_of(pos);
+                part_offsets.push(checked_total(parts, at, counted, Total::Parts)?);
                 pos += 1 + count as usize;
             }
-            let moves = u32::try_from(part_offsets.len() - 1)
-                .map_err(|_| too_many(tokens, pos - 1, node))?;
-            move_offsets.push(moves);
+            let total = part_offsets.len() as u64 - 1;
+            let at = || tokens.offset_of(node_pos);
+            move_offsets.push(checked_total(total, at, moves, Total::Moves)?);
         }
         Ok((move_offsets, part_offsets, pos))
     }
@@ -284,13 +284,17 @@ impl<'a> ParChessReader<'a> {
     }
 
     /// The next batch of complete queries of the current case; `None` when the case has ended
-    /// (a query of length 0, or the end of the input). Positions are not yet range-checked.
+    /// (a query of length 0, or the end of the input). Every position of a batch is a node:
+    /// a batch ends before the first query with one that is not, and the next call returns
+    /// that query's error.
     pub fn next_queries(&mut self) -> Result<Option<QueryBatch<'_>>, ParseError> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         self.tokens.consume(std::mem::take(&mut self.done));
         if !self.case_open {
             return Ok(None);
         }
-        let case = self.case;
         self.starts.clear();
         let mut pos = 0usize;
         loop {
@@ -320,7 +324,9 @@ impl<'a> ParChessReader<'a> {
                         self.done = pos;
                         break;
                     }
-                    return Err(self.tokens.missing(pos, Expected::QueryLength { case, query }));
+                    return Err(self
+                        .tokens
+                        .missing(pos, Expected::QueryLength { case: self.at, query }));
                 }
             } else {
                 let m = self.tokens.buf()[pos];
@@ -331,15 +337,23 @@ impl<'a> ParChessReader<'a> {
                     let nodes = self.nodes;
                     if let Some(index) = buf[pos + 1..].iter().position(|&v| v >= nodes) {
                         let at = pos + 1 + index;
-                        let expected =
-                            Expected::QueryPosition { case, query, index: index as u32 + 1, of: m };
+                        let expected = Expected::QueryPosition {
+                            case: self.at,
+                            query,
+                            index: index as u32 + 1,
+                            of: m,
+                        };
                         return Err(ParseError {
                             offset: self.tokens.offset_of(at),
                             kind: ParseErrorKind::OutOfRange { expected, value: buf[at], nodes },
                         });
                     }
-                    let expected =
-                        Expected::QueryPosition { case, query, index: have as u32 + 1, of: m };
+                    let expected = Expected::QueryPosition {
+                        case: self.at,
+                        query,
+                        index: have as u32 + 1,
+                        of: m,
+                    };
                     return Err(self.tokens.missing(buf.len(), expected));
                 }
             }
@@ -347,35 +361,58 @@ impl<'a> ParChessReader<'a> {
         if self.case_open {
             self.done = pos;
         }
+        if let Some((i, index)) = first_bad_position(self.tokens.buf(), &self.starts, self.nodes) {
+            let error = self.position_error(i, index);
+            self.starts.truncate(i);
+            if self.starts.is_empty() {
+                return Err(error);
+            }
+            self.pending = Some(error);
+        }
         if self.starts.is_empty() {
             return Ok(None);
         }
         let first_query = self.query + 1;
         self.query += self.starts.len() as u64;
-        Ok(Some(QueryBatch {
-            tokens: self.tokens.buf(),
-            starts: &self.starts,
-            first_query,
-            case,
-            nodes: self.nodes,
-        }))
+        Ok(Some(QueryBatch { tokens: self.tokens.buf(), starts: &self.starts, first_query }))
     }
 
-    /// The error for position `index` (0-based) of query `i` of the last batch being out of
-    /// range. Call it after the batch is dropped; the batch's tokens are still buffered.
-    pub fn position_error(&self, i: usize, index: usize) -> ParseError {
+    /// The error for position `index` (0-based) of query `i` (0-based) of the queries
+    /// buffered from `starts`, before they are handed out.
+    fn position_error(&self, i: usize, index: usize) -> ParseError {
         let start = self.starts[i] as usize;
         let buf = self.tokens.buf();
         let of = buf[start];
-        let query = self.query - self.starts.len() as u64 + 1 + i as u64;
+        let query = self.query + 1 + i as u64;
         let at = start + 1 + index;
         let expected =
-            Expected::QueryPosition { case: self.case, query, index: index as u32 + 1, of };
+            Expected::QueryPosition { case: self.at, query, index: index as u32 + 1, of };
         ParseError {
             offset: self.tokens.offset_of(at),
             kind: ParseErrorKind::OutOfRange { expected, value: buf[at], nodes: self.nodes },
         }
     }
+}
+
+/// Queries checked per parallel task.
+const QUERIES_PER_CHECK: usize = 1 << 12;
+
+/// The first position (query, index, both 0-based) among the queries at `starts` of
+/// `tokens` that is not below `nodes`: a parallel pass over the batch, in cache.
+fn first_bad_position(tokens: &[u32], starts: &[u32], nodes: u32) -> Option<(usize, usize)> {
+    let bad_in = |first: usize, queries: &[u32]| {
+        queries.iter().enumerate().find_map(|(i, &s)| {
+            let m = tokens[s as usize] as usize;
+            let positions = &tokens[s as usize + 1..s as usize + 1 + m];
+            positions.iter().position(|&v| v >= nodes).map(|index| (first + i, index))
+        })
+    };
+    starts
+        .par_chunks(QUERIES_PER_CHECK)
+        .enumerate()
+        .map(|(c, queries)| bad_in(c * QUERIES_PER_CHECK, queries))
+        .find_first(Option::is_some)
+        .flatten()
 }
 
 /// Turns a graph section (N, then each node's out-degree and list) into the CSR targets, in
@@ -416,17 +453,14 @@ fn compact_sums(section: &mut Vec<u32>, n: u32) {
     section.truncate(write);
 }
 
-/// A batch of complete queries, borrowed from the reader's buffer.
+/// A batch of complete queries, borrowed from the reader's buffer, every position checked to
+/// be a node of the case.
 #[derive(Debug, Clone, Copy)]
 pub struct QueryBatch<'r> {
     tokens: &'r [u32],
     starts: &'r [u32],
     /// 1-based number of the batch's first query within its case.
     pub first_query: u64,
-    /// 1-based case.
-    pub case: u64,
-    /// The case's node count.
-    pub nodes: u32,
 }
 
 impl<'r> QueryBatch<'r> {
@@ -463,19 +497,7 @@ mod tests {
         while let Some(g) = r.next_graph()? {
             let mut queries = Vec::new();
             while let Some(batch) = r.next_queries()? {
-                let mut bad = None;
-                for i in 0..batch.len() {
-                    let p = batch.positions(i);
-                    // The range check the callers make (answer::answer_batch).
-                    if let Some(j) = p.iter().position(|&v| v >= batch.nodes) {
-                        bad = Some((i, j));
-                        break;
-                    }
-                    queries.push(p.to_vec());
-                }
-                if let Some((i, j)) = bad {
-                    return Err(r.position_error(i, j));
-                }
+                queries.extend((0..batch.len()).map(|i| batch.positions(i).to_vec()));
             }
             cases.push((g, queries));
         }

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::graph::Csr;
 use crate::meter::{Meter, Stage, Unit};
-use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Total};
 use crate::parse::lexer::{quote, Lexer};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
@@ -120,13 +120,7 @@ fn first_mention(bytes: &[u8], id: u32) -> usize {
 /// The CSR of `n` nodes from the edge columns: a counting sort by source, stable.
 fn build(bytes: &[u8], n: u32, columns: Columns) -> Result<Csr, ParseError> {
     let Columns { from, to } = columns;
-    if u32::try_from(from.len()).is_err() {
-        let kind = ParseErrorKind::TooLarge {
-            expected: Expected::EdgeFrom,
-            token: format!("a total of {} edges in the graph", from.len()),
-        };
-        return Err(ParseError { offset: bytes.len(), kind });
-    }
+    checked_total(from.len() as u64, || bytes.len(), Expected::EdgeFrom, Total::Edges)?;
     let mut offsets = vec![0u32; n as usize + 1];
     for &u in &from {
         offsets[u as usize + 1] += 1;

@@ -37,6 +37,15 @@ pub enum ParseErrorKind {
         /// The digits, possibly shortened.
         token: String,
     },
+    /// A case holding more edges, moves or parts than its 32-bit offsets can count.
+    Overflow {
+        /// The count whose token made the total overflow.
+        expected: Expected,
+        /// What is counted.
+        what: Total,
+        /// The total the case would hold.
+        count: u64,
+    },
     /// A node id that is not below the case's node count.
     OutOfRange {
         /// What the token should have been.
@@ -71,6 +80,12 @@ impl fmt::Display for ParseErrorKind {
                 "expected {expected}, found {token}, which does not fit in 32 bits (max {})",
                 u32::MAX
             ),
+            ParseErrorKind::Overflow { expected, what, count } => write!(
+                f,
+                "{expected} brings the case to {count} {}, more than the {} a case can hold",
+                what.name(),
+                u32::MAX
+            ),
             ParseErrorKind::OutOfRange { expected, value, nodes: 0 } => {
                 write!(f, "{expected} is {value}, but the case has no nodes")
             }
@@ -85,6 +100,55 @@ impl fmt::Display for ParseErrorKind {
             }
         }
     }
+}
+
+/// Where queries stand: in a case of a game file, or in a file of queries alone (the second
+/// file of `grundy query`), whose errors name no case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queries {
+    /// In the 1-based case of a game file.
+    InCase(u64),
+    /// In a file of queries only.
+    Alone,
+}
+
+/// What a case counts in its 32-bit offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Total {
+    /// Out-positions (chess format, edge lists).
+    Edges,
+    /// Moves (sums format).
+    Moves,
+    /// Parts of moves (sums format).
+    Parts,
+}
+
+impl Total {
+    fn name(self) -> &'static str {
+        match self {
+            Total::Edges => "edges",
+            Total::Moves => "moves",
+            Total::Parts => "parts",
+        }
+    }
+}
+
+impl ParseError {
+    /// The error for a total that no longer fits the u32 offsets: the one way both readers
+    /// (and the edge-list reader) build it, at the token of the count that overflowed.
+    pub fn overflow(offset: usize, expected: Expected, what: Total, count: u64) -> ParseError {
+        ParseError { offset, kind: ParseErrorKind::Overflow { expected, what, count } }
+    }
+}
+
+/// The offsets of `count` items, or the overflow error of [`ParseError::overflow`].
+pub fn checked_total(
+    count: u64,
+    offset: impl FnOnce() -> usize,
+    expected: Expected,
+    what: Total,
+) -> Result<u32, ParseError> {
+    u32::try_from(count).map_err(|_| ParseError::overflow(offset(), expected, what, count))
 }
 
 /// What a token should have been, with the case, node or query it belongs to, so that an error
@@ -160,15 +224,15 @@ pub enum Expected {
     EdgeEnd,
     /// M, the number of tokens of a query (0 ends the case).
     QueryLength {
-        /// 1-based case; 0 for a file of queries only.
-        case: u64,
+        /// Where the query stands.
+        case: Queries,
         /// 1-based query.
         query: u64,
     },
     /// One token position of a query.
     QueryPosition {
-        /// 1-based case; 0 for a file of queries only.
-        case: u64,
+        /// Where the query stands.
+        case: Queries,
         /// 1-based query.
         query: u64,
         /// 1-based index within the query.
@@ -202,16 +266,16 @@ impl fmt::Display for Expected {
             Expected::EdgeTo => write!(f, "the second node of an edge line `u v`"),
             Expected::EdgeEnd => write!(f, "the end of an edge line `u v`"),
             // Case 0: a query file of its own (`grundy query`), which has no cases.
-            Expected::QueryLength { case: 0, query } => {
+            Expected::QueryLength { case: Queries::Alone, query } => {
                 write!(f, "the token count of query {query} (0 ends the queries)")
             }
-            Expected::QueryLength { case, query } => {
+            Expected::QueryLength { case: Queries::InCase(case), query } => {
                 write!(f, "the token count of query {query} (case {case}; 0 ends the case)")
             }
-            Expected::QueryPosition { case: 0, query, index, of } => {
+            Expected::QueryPosition { case: Queries::Alone, query, index, of } => {
                 write!(f, "position {index} of {of} of query {query}")
             }
-            Expected::QueryPosition { case, query, index, of } => {
+            Expected::QueryPosition { case: Queries::InCase(case), query, index, of } => {
                 write!(f, "position {index} of {of} of query {query} (case {case})")
             }
         }

@@ -20,7 +20,7 @@ pub fn run(args: &GenerateArgs, config: &Config) -> Result<(), Error> {
         lose_share: args.lose_share,
         cases: args.cases,
         seed: args.seed,
-        shape: args.shape,
+        shape: args.shape.into(),
         sorted: args.sorted,
         queries_only: args.queries_only,
     };

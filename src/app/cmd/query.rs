@@ -55,11 +55,7 @@ pub fn query(
 ) -> Result<(), Error> {
     out.put(&Rows::header(QUERY_HEADER))?;
     let Some(case) = CaseReader::new(graph_input, exec, format, meter).next_case()? else {
-        return Err(Error::Limit {
-            path: graph_input.name().to_string(),
-            case: 1,
-            message: "the file has no case, so no graph to query".into(),
-        });
+        return Err(Error::NoGraph { path: graph_input.name().to_string() });
     };
     let nodes = case.graph.node_count() as u32;
     let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
