@@ -35,7 +35,7 @@ impl<'a> ChessReader<'a> {
             query: 0,
             nodes: 0,
             meter: &(),
-            at: Queries::InCase(0),
+            at: Queries::in_case(0),
         }
     }
 
@@ -82,21 +82,22 @@ impl<'a> ChessReader<'a> {
         let Some(n) = self.lex.next_u32(Expected::NodeCount { case })? else {
             return Ok(None);
         };
-        (self.case, self.query, self.nodes, self.at) = (case, 0, n, Queries::InCase(case));
+        (self.case, self.query, self.nodes, self.at) = (case, 0, n, Queries::in_case(case));
         let cap = |count: u32, lex: &Lexer| (count as usize).min(lex.remaining() / 2 + 1);
         let mut offsets = Vec::with_capacity(cap(n, &self.lex) + 1);
         let mut targets: Vec<u32> = Vec::new();
         offsets.push(0u32);
         for node in 0..n {
             self.report(node);
-            let (at, expected) = (self.token_start(), Expected::OutDegree { case, node });
+            let (at, expected) = (self.lex.offset(), Expected::OutDegree { case, node });
             let degree = self.lex.expect_u32(expected)?;
             targets.reserve(cap(degree, &self.lex));
             for index in 1..=degree {
                 let expected = Expected::OutPosition { case, node, index, of: degree };
                 targets.push(self.node_id(expected)?);
             }
-            offsets.push(checked_total(targets.len() as u64, || at, expected, Total::Edges)?);
+            let at = || self.token_after(at);
+            offsets.push(checked_total(targets.len() as u64, at, expected, Total::Edges)?);
         }
         // The loop above checked every id and built the offsets.
         Ok(Some(Csr::from_checked_parts(offsets, targets)))
@@ -109,19 +110,19 @@ impl<'a> ChessReader<'a> {
         let Some(n) = self.lex.next_u32(Expected::NodeCount { case })? else {
             return Ok(None);
         };
-        (self.case, self.query, self.nodes, self.at) = (case, 0, n, Queries::InCase(case));
+        (self.case, self.query, self.nodes, self.at) = (case, 0, n, Queries::in_case(case));
         let cap = |count: u32, lex: &Lexer| (count as usize).min(lex.remaining() / 2 + 1);
         let mut move_offsets = Vec::with_capacity(cap(n, &self.lex) + 1);
         let (mut part_offsets, mut parts) = (vec![0u32], Vec::new());
         move_offsets.push(0u32);
         for node in 0..n {
             self.report(node);
-            let (node_at, moves) = (self.token_start(), Expected::MoveCount { case, node });
+            let (node_at, moves) = (self.lex.offset(), Expected::MoveCount { case, node });
             let of = self.lex.expect_u32(moves)?;
             part_offsets.reserve(cap(of, &self.lex));
             for index in 1..=of {
                 let (at, counted) =
-                    (self.token_start(), Expected::PartCount { case, node, index, of });
+                    (self.lex.offset(), Expected::PartCount { case, node, index, of });
                 let count = self.lex.expect_u32(counted)?;
                 parts.reserve(cap(count, &self.lex));
                 for part in 1..=count {
@@ -129,20 +130,24 @@ impl<'a> ChessReader<'a> {
                         Expected::Part { case, node, move_index: index, index: part, of: count };
                     parts.push(self.node_id(expected)?);
                 }
-                part_offsets.push(checked_total(parts.len() as u64, || at, counted, Total::Parts)?);
+                let at = || self.token_after(at);
+                part_offsets.push(checked_total(parts.len() as u64, at, counted, Total::Parts)?);
             }
             let total = part_offsets.len() as u64 - 1;
-            move_offsets.push(checked_total(total, || node_at, moves, Total::Moves)?);
+            let at = || self.token_after(node_at);
+            move_offsets.push(checked_total(total, at, moves, Total::Moves)?);
         }
         // The loops above checked every id and built the offsets.
         Ok(Some(SumsGraph::from_checked_parts(move_offsets, part_offsets, parts)))
     }
 
-    /// The offset of the next token (where a count that may overflow starts).
-    #[inline]
-    fn token_start(&mut self) -> usize {
-        self.lex.at_token();
-        self.lex.offset()
+    /// The offset of the first token at or after `offset` (error path only: where a count
+    /// read from there starts; the hot loops keep the cheap offset before the whitespace).
+    fn token_after(&self, offset: usize) -> usize {
+        let mut lex = self.lex.clone();
+        lex.seek(offset);
+        lex.at_token();
+        lex.offset()
     }
 
     /// Reads the next query of the current case into `positions`; false when the case ends

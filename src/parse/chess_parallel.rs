@@ -44,7 +44,7 @@ impl<'a> ParChessReader<'a> {
             starts: Vec::new(),
             done: 0,
             case_open: false,
-            at: Queries::InCase(0),
+            at: Queries::in_case(0),
             pending: None,
         }
     }
@@ -99,7 +99,7 @@ impl<'a> ParChessReader<'a> {
         }
         let n = self.tokens.buf()[0];
         (self.case, self.query, self.nodes, self.case_open) = (case, 0, n, true);
-        self.at = Queries::InCase(case);
+        self.at = Queries::in_case(case);
         Ok(Some((case, n, self.tokens.base())))
     }
 

@@ -2,6 +2,7 @@
 //! a line and column only on the error path ([`crate::error::Error::parse`]).
 
 use std::fmt;
+use std::num::NonZeroU64;
 
 /// 1-based line and byte column of `offset` in `input`.
 pub fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
@@ -104,12 +105,22 @@ impl fmt::Display for ParseErrorKind {
 
 /// Where queries stand: in a case of a game file, or in a file of queries alone (the second
 /// file of `grundy query`), whose errors name no case.
+///
+/// Eight bytes (the case number is never 0): every token read passes an [`Expected`] by
+/// value, so its size is paid on the hot path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Queries {
     /// In the 1-based case of a game file.
-    InCase(u64),
+    InCase(NonZeroU64),
     /// In a file of queries only.
     Alone,
+}
+
+impl Queries {
+    /// In case `case` (1-based; 0, before any case, is taken as 1).
+    pub fn in_case(case: u64) -> Queries {
+        Queries::InCase(NonZeroU64::new(case).unwrap_or(NonZeroU64::MIN))
+    }
 }
 
 /// What a case counts in its 32-bit offsets.

@@ -115,6 +115,11 @@ impl<'a> Lexer<'a> {
         Lexer { bytes, pos: offset.min(bytes.len()) }
     }
 
+    /// Moves to byte `offset` (at most the end).
+    pub fn seek(&mut self, offset: usize) {
+        self.pos = offset.min(self.bytes.len());
+    }
+
     /// The byte offset of the next unread byte.
     pub fn offset(&self) -> usize {
         self.pos
