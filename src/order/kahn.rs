@@ -14,8 +14,26 @@ use crate::meter::{Meter, Ticker};
 /// Orders the nodes of `graph` by level, or returns the nodes of one cycle if it has one; the
 /// count of nodes ordered goes to `meter`.
 pub fn levels(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> {
-    let n = graph.node_count();
-    let reverse = index(graph, meter, |graph, done| graph.reversed_from(0..n as u32, done));
+    let n = graph.node_count() as u32;
+    let reverse = index(graph, meter, |graph, done| graph.reversed_from(0..n, done));
+    peel(graph, meter, |pending, order, head, end| {
+        for i in head..end {
+            let u = order[i];
+            release(pending, 0, reverse.successors(u), order);
+        }
+        // Ids in increasing order make the next passes walk the CSR arrays forward.
+        order[end..].sort_unstable();
+    })
+}
+
+/// The peeling loop both twins share: level by level, `release_level(pending, order, head,
+/// end)` removes the edges into the level `order[head..end]` and appends the next level, in
+/// id order. Returns the levels, or a cycle when nodes are left pending.
+fn peel(
+    graph: &Csr,
+    meter: &dyn Meter,
+    mut release_level: impl FnMut(&mut [u32], &mut Vec<u32>, usize, usize),
+) -> Result<Levels, Cycle> {
     let (mut pending, mut order) = out_degrees_and_sinks(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
@@ -23,16 +41,11 @@ pub fn levels(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> {
     while head < order.len() {
         ticker.at(head as u64);
         let end = order.len();
-        for i in head..end {
-            let u = order[i];
-            release(&mut pending, 0, reverse.successors(u), &mut order);
-        }
-        // Ids in increasing order make the next passes walk the CSR arrays forward.
-        order[end..].sort_unstable();
+        release_level(&mut pending, &mut order, head, end);
         level_starts.push(end as u32);
         head = end;
     }
-    if order.len() < n {
+    if order.len() < graph.node_count() {
         return Err(super::cycle::find_cycle(graph, &pending));
     }
     Ok(Levels::stored(order, level_starts))
@@ -93,20 +106,13 @@ const MAX_PARTS: usize = 4;
 /// that threads cannot speed up, and the interleaved offsets keep it at one cache miss per node,
 /// as in the sequential peeling.
 pub fn levels_parallel(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> {
-    let n = graph.node_count();
     let reverse = index(graph, meter, PartedReverse::new);
-    let (mut pending, mut order) = out_degrees_and_sinks(graph);
-    let mut level_starts = vec![0u32];
-    let mut head = 0;
-    let mut ticker = Ticker::new(meter);
-    while head < order.len() {
-        ticker.at(head as u64);
-        let end = order.len();
+    peel(graph, meter, |pending, order, head, end| {
         if end - head < INLINE_LEVEL {
             for i in head..end {
                 let u = order[i];
                 for k in 0..reverse.parts() {
-                    release(&mut pending, 0, reverse.preds(u, k), &mut order);
+                    release(pending, 0, reverse.preds(u, k), order);
                 }
             }
             order[end..].sort_unstable();
@@ -128,14 +134,7 @@ pub fn levels_parallel(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> 
             // Ranges are in id order and each is sorted, so the level is sorted.
             next.iter().for_each(|ready| order.extend_from_slice(ready));
         }
-        level_starts.push(end as u32);
-        head = end;
-    }
-    drop(reverse);
-    if order.len() < n {
-        return Err(super::cycle::find_cycle(graph, &pending));
-    }
-    Ok(Levels::stored(order, level_starts))
+    })
 }
 
 /// The reverse graph cut by the range of the predecessor: part `k` lists, for every node, its
