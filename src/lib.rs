@@ -13,9 +13,9 @@
 //! 6. [`exec`]: the case loop (read, order, evaluate, then the queries), on the sequential
 //!    or the parallel path.
 //! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
-//! 8. [`report`]: CSV rows and statistics.
+//! 8. `report`: CSV rows and statistics.
 //!
-//! Beside the pipeline: [`games`] (the seed problems' games as move generators on the same
+//! Beside the pipeline: `games` (the seed problems' games as move generators on the same
 //! engine), [`generate`] (valid random inputs), [`meter`] (how the engine reports progress),
 //! [`error`] (the one-line errors users see). [`app`] is the command line: the binary's thin
 //! `main` calls [`app::run`]; nothing in the engine imports it.
@@ -30,14 +30,14 @@ pub mod app;
 pub mod error;
 pub mod eval;
 pub mod exec;
-pub mod games;
+pub(crate) mod games;
 pub mod generate;
 pub mod graph;
 pub mod io;
 pub mod meter;
 pub mod order;
 pub mod parse;
-pub mod report;
+pub(crate) mod report;
 
 pub use app::config::Config;
 pub use error::Error;

@@ -2,7 +2,7 @@
 //!
 //! The engine (readers, ordering, evaluation, writers) knows how much work a stage holds and
 //! how much is done; it does not know whether anyone is watching. It reports through a
-//! [`Meter`]; the terminal bar ([`crate::io::progress::Progress`]) is one implementation, `()` the
+//! [`Meter`]; the terminal bar (`io::progress::Progress`) is one implementation, `()` the
 //! silent one that tests, benches and the fuzz target pass.
 //!
 //! Reports are cheap but not free (a virtual call, a lock in the bar), so hot loops report

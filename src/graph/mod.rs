@@ -2,7 +2,7 @@
 //! its moves) and the graphs that implement it, each implementation beside its type:
 //! [`Csr`] (the chess format, a move to one position), [`SumsGraph`] (moves to sums of
 //! positions) and [`GameGraph`] (either, as read from a file). The built-in games implement
-//! [`Rule`] as move generators in [`crate::games`].
+//! [`Rule`] as move generators in `games`.
 
 use std::ops::Range;
 

@@ -1,5 +1,5 @@
 //! Reading games from bytes: the [`format`](format::Format)s, the token scanner
-//! ([`lexer`]) and its parallel windows ([`tokens`]), the sequential and parallel readers of
+//! (`lexer`) and its parallel windows (`tokens`), the sequential and parallel readers of
 //! the chess and sums formats ([`chess`], [`chess_parallel`]), edge lists ([`edges`]), and the
 //! errors they report ([`error`]).
 
@@ -8,5 +8,5 @@ pub mod chess_parallel;
 pub mod edges;
 pub mod error;
 pub mod format;
-pub mod lexer;
-pub mod tokens;
+pub(crate) mod lexer;
+pub(crate) mod tokens;
