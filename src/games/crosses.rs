@@ -7,10 +7,10 @@
 
 use std::ops::Range;
 
-use super::{evaluate, field_at_least, push_export, Output, MAX_POSITIONS};
+use super::{field_at_least, Game, MAX_POSITIONS};
+use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::Rule;
-use crate::meter::Meter;
 use crate::order::Levels;
 use crate::parse::error::{Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::Lexer;
@@ -69,45 +69,52 @@ impl Rule for Strips {
     }
 }
 
-/// Runs the game on the judge's input.
-pub fn run(
-    bytes: &[u8],
-    output: Output,
-    exec: Exec,
-    meter: &dyn Meter,
-) -> Result<Vec<u8>, ParseError> {
-    let mut lex = Lexer::new(bytes);
-    let mut strips = Vec::new();
-    loop {
-        let case = strips.len() as u64 + 1;
+/// Crosses and Crosses' judge: lines `n`, one table of strips up to the largest.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Crosses {
+    /// The longest strip read so far.
+    longest: u32,
+}
+
+impl Game for Crosses {
+    type Record = u32;
+    type Positions<'r> = Strips;
+    const SHARED: bool = true;
+    const COLUMNS: &'static [&'static str] = &["n", "grundy"];
+
+    fn read(&mut self, lex: &mut Lexer, case: u64) -> Result<Option<u32>, ParseError> {
         lex.at_token();
         let offset = lex.offset();
-        let Some(n) = field_at_least(&mut lex, case, "n", 0)? else { break };
+        let Some(n) = field_at_least(lex, case, "n", 0)? else { return Ok(None) };
         if u64::from(n) >= MAX_POSITIONS {
             let expected = Expected::Field { case, name: "n" };
             let reason = format!("{n} cells need more than {MAX_POSITIONS} positions");
             return Err(ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } });
         }
-        strips.push(n);
+        self.longest = self.longest.max(n);
+        Ok(Some(n))
     }
-    let game = Strips::new(strips.iter().copied().max().unwrap_or(0));
-    let values = evaluate(&game, &game.levels(), exec, 0, meter);
-    let mut out = Vec::new();
-    match output {
-        Output::Judge => {
-            for &n in &strips {
-                out.extend_from_slice(if values.get(n) != 0 { b"1\n" } else { b"2\n" });
-            }
-        }
-        Output::Table => {
-            out.extend_from_slice(b"n,grundy\n");
-            for (n, g) in values.as_slice().iter().enumerate() {
-                out.extend_from_slice(format!("{n},{g}\n").as_bytes());
-            }
-        }
-        Output::Export => {
-            push_export(&mut out, &game, |x, k, buf| game.parts(x, k, buf), strips.iter().copied());
+
+    fn positions(&self, _: &[u32], _: Exec) -> (Strips, Levels) {
+        let strips = Strips::new(self.longest);
+        (strips, strips.levels())
+    }
+
+    fn judge(&self, _: &Strips, values: &Values, &n: &u32, out: &mut Vec<u8>) {
+        out.extend_from_slice(if values.get(n) != 0 { b"1\n" } else { b"2\n" });
+    }
+
+    fn table(&self, _: &Strips, values: &Values, _: u64, row: &mut dyn FnMut(&[u64])) {
+        for (n, &g) in values.as_slice().iter().enumerate() {
+            row(&[n as u64, g.into()]);
         }
     }
-    Ok(out)
+
+    fn parts(&self, strips: &Strips, x: u32, k: usize, buf: &mut Vec<u32>) {
+        strips.parts(x, k, buf);
+    }
+
+    fn start(&self, _: &Strips, &n: &u32) -> u32 {
+        n
+    }
 }

@@ -7,10 +7,11 @@
 
 use std::ops::Range;
 
-use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
+use super::{expect_field, field_at_least, Game, MAX_POSITIONS};
+use crate::answer::Outcome;
+use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::Rule;
-use crate::meter::Meter;
 use crate::order::Levels;
 use crate::parse::error::{Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::Lexer;
@@ -97,52 +98,63 @@ impl Rule for Sheets {
     }
 }
 
-/// Runs the game on the judge's input.
-pub fn run(
-    bytes: &[u8],
-    output: Output,
-    exec: Exec,
-    meter: &dyn Meter,
-) -> Result<Vec<u8>, ParseError> {
-    let mut lex = Lexer::new(bytes);
-    let mut sheets = Vec::new();
-    let (mut w, mut h) = (2, 2);
-    loop {
-        let case = sheets.len() as u64 + 1;
+/// The Cutting Game's judge: lines `W H`, one table of sheets up to the largest of each side.
+#[derive(Debug, Clone, Copy)]
+pub struct Cutting {
+    /// The largest width and height read so far (at least 2).
+    w: u32,
+    h: u32,
+}
+
+impl Default for Cutting {
+    fn default() -> Cutting {
+        Cutting { w: 2, h: 2 }
+    }
+}
+
+impl Game for Cutting {
+    type Record = (u32, u32);
+    type Positions<'r> = Sheets;
+    const SHARED: bool = true;
+    const COLUMNS: &'static [&'static str] = &["w", "h", "grundy"];
+
+    fn read(&mut self, lex: &mut Lexer, case: u64) -> Result<Option<(u32, u32)>, ParseError> {
         lex.at_token();
         let offset = lex.offset();
-        let Some(a) = field_at_least(&mut lex, case, "W", 2)? else { break };
-        let b = expect_field(&mut lex, case, "H", 2)?;
+        let Some(a) = field_at_least(lex, case, "W", 2)? else { return Ok(None) };
+        let b = expect_field(lex, case, "H", 2)?;
         // The table covers every sheet up to the largest width and the largest height.
-        (w, h) = (w.max(a), h.max(b));
+        let (w, h) = (self.w.max(a), self.h.max(b));
         if u64::from(w - 1) * u64::from(h - 1) > MAX_POSITIONS {
             let expected = Expected::Field { case, name: "W" };
             let reason = format!("sheets up to {w} x {h} need more than {MAX_POSITIONS} positions");
             return Err(ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } });
         }
-        sheets.push((a, b));
+        (self.w, self.h) = (w, h);
+        Ok(Some((a, b)))
     }
-    let game = Sheets::new(w, h);
-    let values = evaluate(&game, &game.levels(), exec, 0, meter);
-    let mut out = Vec::new();
-    match output {
-        Output::Judge => {
-            for &(a, b) in &sheets {
-                let win = values.get(game.id(a, b)) != 0;
-                out.extend_from_slice(if win { b"WIN\n" } else { b"LOSE\n" });
-            }
-        }
-        Output::Table => {
-            out.extend_from_slice(b"w,h,grundy\n");
-            for v in 0..game.node_count() as u32 {
-                let (a, b) = game.sides(v);
-                out.extend_from_slice(format!("{a},{b},{}\n", values.get(v)).as_bytes());
-            }
-        }
-        Output::Export => {
-            let queries = sheets.iter().map(|&(a, b)| game.id(a, b));
-            push_export(&mut out, &game, |v, k, buf| buf.extend(game.parts(v, k)), queries);
+
+    fn positions(&self, _: &[(u32, u32)], _: Exec) -> (Sheets, Levels) {
+        let sheets = Sheets::new(self.w, self.h);
+        (sheets, sheets.levels())
+    }
+
+    fn judge(&self, sheets: &Sheets, values: &Values, &(a, b): &(u32, u32), out: &mut Vec<u8>) {
+        out.extend_from_slice(Outcome::of_nim_sum(values.get(sheets.id(a, b))).line());
+    }
+
+    fn table(&self, sheets: &Sheets, values: &Values, _: u64, row: &mut dyn FnMut(&[u64])) {
+        for v in 0..sheets.node_count() as u32 {
+            let (a, b) = sheets.sides(v);
+            row(&[a.into(), b.into(), values.get(v).into()]);
         }
     }
-    Ok(out)
+
+    fn parts(&self, sheets: &Sheets, v: u32, k: usize, buf: &mut Vec<u32>) {
+        buf.extend(sheets.parts(v, k));
+    }
+
+    fn start(&self, sheets: &Sheets, &(a, b): &(u32, u32)) -> u32 {
+        sheets.id(a, b)
+    }
 }

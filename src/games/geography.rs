@@ -7,10 +7,11 @@
 //! Input: cases to the end, each `n m`, then n-1 lines `a b` (airports 1..n); output
 //! `First player wins flying to airport X` (the smallest winning X) or `First player loses`.
 
-use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
+use super::{expect_field, field_at_least, Game, MAX_POSITIONS};
+use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::Csr;
-use crate::meter::Meter;
+use crate::order::Levels;
 use crate::parse::error::{Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::Lexer;
 
@@ -51,24 +52,27 @@ pub fn rooted_tree(n: u32, edges: &[(u32, u32)], root: u32) -> Result<Csr, u32> 
     Ok(Csr::from_lists(&children).expect("children are airports"))
 }
 
-/// Runs the game on the judge's input.
-pub fn run(
-    bytes: &[u8],
-    output: Output,
-    exec: Exec,
-    meter: &dyn Meter,
-) -> Result<Vec<u8>, ParseError> {
-    let mut lex = Lexer::new(bytes);
-    let mut out = Vec::new();
-    if output == Output::Table {
-        out.extend_from_slice(b"case,airport,grundy\n");
-    }
-    let mut case = 0u64;
-    loop {
-        case += 1;
+/// A funny game's judge: cases `n m` and n-1 flights, each its own tree.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Geography;
+
+/// One case: the tree of flights rooted at the start, and the start.
+#[derive(Debug, Clone)]
+pub struct Flights {
+    tree: Csr,
+    start: u32,
+}
+
+impl Game for Geography {
+    type Record = Flights;
+    type Positions<'r> = &'r Csr;
+    const SHARED: bool = false;
+    const COLUMNS: &'static [&'static str] = &["case", "airport", "grundy"];
+
+    fn read(&mut self, lex: &mut Lexer, case: u64) -> Result<Option<Flights>, ParseError> {
         lex.at_token();
         let start = lex.offset();
-        let Some(n) = field_at_least(&mut lex, case, "n", 1)? else { break };
+        let Some(n) = field_at_least(lex, case, "n", 1)? else { return Ok(None) };
         if u64::from(n) > MAX_POSITIONS {
             let expected = Expected::Field { case, name: "n" };
             let reason = format!("more than {MAX_POSITIONS} airports");
@@ -77,10 +81,10 @@ pub fn run(
                 kind: ParseErrorKind::Invalid { expected, reason },
             });
         }
-        let m = airport(&mut lex, case, "m", n)?;
+        let m = airport(lex, case, "m", n)?;
         let mut edges = Vec::with_capacity((n as usize - 1).min(lex.remaining() / 4 + 1));
         for _ in 1..n {
-            edges.push((airport(&mut lex, case, "a", n)?, airport(&mut lex, case, "b", n)?));
+            edges.push((airport(lex, case, "a", n)?, airport(lex, case, "b", n)?));
         }
         let tree = rooted_tree(n, &edges, m).map_err(|unreached| ParseError {
             offset: start,
@@ -93,27 +97,37 @@ pub fn run(
                 ),
             },
         })?;
-        let levels = exec.order(&tree, &()).expect("a rooted tree has no cycle");
-        let values = evaluate(&tree, &levels, exec, case, meter);
-        match output {
-            Output::Judge => match tree.successors(m).iter().find(|&&c| values.get(c) == 0) {
-                Some(&x) => out.extend_from_slice(
-                    format!("First player wins flying to airport {}\n", x + 1).as_bytes(),
-                ),
-                None => out.extend_from_slice(b"First player loses\n"),
-            },
-            Output::Table => {
-                for (v, g) in values.as_slice().iter().enumerate() {
-                    out.extend_from_slice(format!("{case},{},{g}\n", v + 1).as_bytes());
-                }
-            }
-            Output::Export => {
-                let parts = |v, k: usize, buf: &mut Vec<u32>| buf.push(tree.successors(v)[k]);
-                push_export(&mut out, &tree, parts, [m]);
-            }
+        Ok(Some(Flights { tree, start: m }))
+    }
+
+    /// The tree is an explicit graph: Kahn orders it, as any chess-format case.
+    fn positions<'r>(&self, cases: &'r [Flights], exec: Exec) -> (&'r Csr, Levels) {
+        let tree = &cases[0].tree;
+        (tree, exec.order(tree, &()).expect("a rooted tree has no cycle"))
+    }
+
+    fn judge(&self, tree: &&Csr, values: &Values, flights: &Flights, out: &mut Vec<u8>) {
+        match tree.successors(flights.start).iter().find(|&&c| values.get(c) == 0) {
+            Some(&x) => out.extend_from_slice(
+                format!("First player wins flying to airport {}\n", x + 1).as_bytes(),
+            ),
+            None => out.extend_from_slice(b"First player loses\n"),
         }
     }
-    Ok(out)
+
+    fn table(&self, _: &&Csr, values: &Values, case: u64, row: &mut dyn FnMut(&[u64])) {
+        for (v, &g) in values.as_slice().iter().enumerate() {
+            row(&[case, v as u64 + 1, g.into()]);
+        }
+    }
+
+    fn parts(&self, tree: &&Csr, v: u32, k: usize, buf: &mut Vec<u32>) {
+        buf.push(tree.successors(v)[k]);
+    }
+
+    fn start(&self, _: &&Csr, flights: &Flights) -> u32 {
+        flights.start
+    }
 }
 
 /// An airport number `1..=n`, returned 0-based.

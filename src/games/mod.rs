@@ -16,6 +16,7 @@ use crate::meter::{Meter, Stage, Unit};
 use crate::order::Levels;
 use crate::parse::error::{Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::Lexer;
+use crate::report::Rows;
 
 /// Most positions a built-in game's table may have (8 bytes each: a value and a place in the
 /// order), so that a line of input can never ask for more than 2 GiB.
@@ -32,9 +33,136 @@ pub enum Output {
     Export,
 }
 
+/// A built-in game: how a record of its judge's input reads, which positions records need,
+/// and what is written of them. [`run`] drives every game the same way.
+pub trait Game {
+    /// One record of the judge's input (a sheet, a strip, a table of seats, a tree).
+    type Record;
+    /// The positions one evaluation covers, as a move generator.
+    type Positions<'r>: Rule
+    where
+        Self: 'r;
+    /// True when one table of positions serves every record (all records are read, then
+    /// evaluated once); false when each record is a game of its own (read, evaluated and
+    /// written one at a time, in bounded memory).
+    const SHARED: bool;
+    /// The columns of `--table`.
+    const COLUMNS: &'static [&'static str];
+
+    /// Reads record `number` (1-based); `None` at the end of the judge's input.
+    fn read(&mut self, lex: &mut Lexer, number: u64) -> Result<Option<Self::Record>, ParseError>;
+
+    /// The positions `records` need (all records if [`Game::SHARED`], else one), and their
+    /// levels (`exec` orders an explicit graph).
+    fn positions<'r>(
+        &self,
+        records: &'r [Self::Record],
+        exec: Exec,
+    ) -> (Self::Positions<'r>, Levels);
+
+    /// Appends the judge's line for `record`.
+    fn judge(
+        &self,
+        p: &Self::Positions<'_>,
+        values: &Values,
+        record: &Self::Record,
+        out: &mut Vec<u8>,
+    );
+
+    /// Calls `row` with the `--table` fields of every position of `p` (record `number` for a
+    /// game of its own per record, 0 for a shared table).
+    fn table(
+        &self,
+        p: &Self::Positions<'_>,
+        values: &Values,
+        number: u64,
+        row: &mut dyn FnMut(&[u64]),
+    );
+
+    /// Appends the parts of move `k` of position `v`, for `--export`.
+    fn parts(&self, p: &Self::Positions<'_>, v: u32, k: usize, buf: &mut Vec<u32>);
+
+    /// The position a record asks about (its query in `--export`).
+    fn start(&self, p: &Self::Positions<'_>, record: &Self::Record) -> u32;
+}
+
+/// Runs `game` on its judge's input: reads the records, evaluates their positions on the
+/// shared engine, and writes the judge's output, the table (CSV) or the export.
+pub fn run<G: Game>(
+    mut game: G,
+    bytes: &[u8],
+    output: Output,
+    exec: Exec,
+    meter: &dyn Meter,
+) -> Result<Vec<u8>, ParseError> {
+    let mut lex = Lexer::new(bytes);
+    let mut sink = Written { output, out: Vec::new(), rows: Rows::new() };
+    if output == Output::Table {
+        sink.rows.names(G::COLUMNS);
+    }
+    let mut records = Vec::new();
+    let mut number = 0;
+    while let Some(record) = game.read(&mut lex, number + 1)? {
+        number += 1;
+        records.push(record);
+        if !G::SHARED {
+            sink.write(&game, &records, number, exec, meter);
+            records.clear();
+        }
+    }
+    if G::SHARED {
+        // One table for all records (even none: the table of the smallest game).
+        sink.write(&game, &records, 0, exec, meter);
+    }
+    Ok(sink.finish())
+}
+
+/// What a game run has written so far.
+struct Written {
+    output: Output,
+    out: Vec<u8>,
+    rows: Rows,
+}
+
+impl Written {
+    /// Evaluates the positions of `records` (record `case`, or 0 for a shared table) and writes
+    /// what `output` asks for.
+    fn write<G: Game>(
+        &mut self,
+        game: &G,
+        records: &[G::Record],
+        case: u64,
+        exec: Exec,
+        meter: &dyn Meter,
+    ) {
+        let (positions, levels) = game.positions(records, exec);
+        let values = evaluate(&positions, &levels, exec, case, meter);
+        match self.output {
+            Output::Judge => {
+                records.iter().for_each(|r| game.judge(&positions, &values, r, &mut self.out));
+            }
+            Output::Table => {
+                game.table(&positions, &values, case, &mut |fields| self.rows.numbers(fields))
+            }
+            Output::Export => {
+                let parts = |v, k, buf: &mut Vec<u32>| game.parts(&positions, v, k, buf);
+                let queries = records.iter().map(|r| game.start(&positions, r));
+                push_export(&mut self.out, &positions, parts, queries);
+            }
+        }
+    }
+
+    fn finish(self) -> Vec<u8> {
+        match self.output {
+            Output::Table => self.rows.into_bytes(),
+            _ => self.out,
+        }
+    }
+}
+
 /// Evaluates `rule` over `levels` as `exec` runs stages, reporting the positions evaluated
 /// (of record `case`, 0 for a whole table) to `meter`.
-pub fn evaluate<R: Rule>(
+fn evaluate<R: Rule>(
     rule: &R,
     levels: &Levels,
     exec: Exec,

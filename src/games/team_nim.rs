@@ -10,10 +10,10 @@
 
 use std::ops::Range;
 
-use super::{evaluate, expect_field, field_at_least, push_export, Output, MAX_POSITIONS};
+use super::{expect_field, field_at_least, Game, MAX_POSITIONS};
+use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::Rule;
-use crate::meter::Meter;
 use crate::order::Levels;
 use crate::parse::error::{Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::Lexer;
@@ -89,28 +89,24 @@ impl Rule for Table {
     }
 }
 
-/// Runs the game on the judge's input.
-pub fn run(
-    bytes: &[u8],
-    output: Output,
-    exec: Exec,
-    meter: &dyn Meter,
-) -> Result<Vec<u8>, ParseError> {
-    let mut lex = Lexer::new(bytes);
-    let mut out = Vec::new();
-    if output == Output::Table {
-        out.extend_from_slice(b"case,seat,stones,grundy\n");
-    }
-    let mut case = 0u64;
-    loop {
-        case += 1;
+/// Nim on a round table's judge: records `n S M_1 .. M_2n` until a `0`, each its own table.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TeamNim;
+
+impl Game for TeamNim {
+    type Record = Table;
+    type Positions<'r> = &'r Table;
+    const SHARED: bool = false;
+    const COLUMNS: &'static [&'static str] = &["case", "seat", "stones", "grundy"];
+
+    fn read(&mut self, lex: &mut Lexer, case: u64) -> Result<Option<Table>, ParseError> {
         lex.at_token();
         let start = lex.offset();
-        let n = match field_at_least(&mut lex, case, "n", 0)? {
-            None | Some(0) => break,
+        let n = match field_at_least(lex, case, "n", 0)? {
+            None | Some(0) => return Ok(None),
             Some(n) => n,
         };
-        let stones = expect_field(&mut lex, case, "S", 0)?;
+        let stones = expect_field(lex, case, "S", 0)?;
         let seats = u64::from(n) * 2;
         if seats * (u64::from(stones) + 1) + 1 > MAX_POSITIONS {
             return Err(ParseError {
@@ -123,28 +119,34 @@ pub fn run(
         }
         let mut limits = Vec::with_capacity((seats as usize).min(lex.remaining() / 2 + 1));
         for _ in 0..seats {
-            limits.push(expect_field(&mut lex, case, "M_i", 0)?);
+            limits.push(expect_field(lex, case, "M_i", 0)?);
         }
-        let table = Table::new(limits, stones);
-        let values = evaluate(&table, &table.levels(), exec, 0, meter);
-        match output {
-            Output::Judge => {
-                let win = values.get(table.id(0, stones)) != 0;
-                out.extend_from_slice(if win { b"1\n" } else { b"0\n" });
-            }
-            Output::Table => {
-                for s in 0..=stones {
-                    for seat in 0..table.seats() {
-                        let g = values.get(table.id(seat, s));
-                        out.extend_from_slice(format!("{case},{},{s},{g}\n", seat + 1).as_bytes());
-                    }
-                }
-            }
-            Output::Export => {
-                let parts = |v, k, buf: &mut Vec<u32>| buf.push(table.target(v, k));
-                push_export(&mut out, &table, parts, [table.id(0, stones)]);
+        Ok(Some(Table::new(limits, stones)))
+    }
+
+    fn positions<'r>(&self, tables: &'r [Table], _: Exec) -> (&'r Table, Levels) {
+        (&tables[0], tables[0].levels())
+    }
+
+    fn judge(&self, _: &&Table, values: &Values, table: &Table, out: &mut Vec<u8>) {
+        let win = values.get(table.id(0, table.stones)) != 0;
+        out.extend_from_slice(if win { b"1\n" } else { b"0\n" });
+    }
+
+    fn table(&self, table: &&Table, values: &Values, case: u64, row: &mut dyn FnMut(&[u64])) {
+        for s in 0..=table.stones {
+            for seat in 0..table.seats() {
+                let g = values.get(table.id(seat, s));
+                row(&[case, u64::from(seat) + 1, s.into(), g.into()]);
             }
         }
     }
-    Ok(out)
+
+    fn parts(&self, table: &&Table, v: u32, k: usize, buf: &mut Vec<u32>) {
+        buf.push(table.target(v, k));
+    }
+
+    fn start(&self, _: &&Table, table: &Table) -> u32 {
+        table.id(0, table.stones)
+    }
 }

@@ -35,3 +35,26 @@ pub trait Rule: Sync {
         f: impl FnMut(u32),
     );
 }
+
+/// A borrowed rule is the rule: a game evaluates its positions without owning them.
+impl<R: Rule> Rule for &R {
+    fn node_count(&self) -> usize {
+        (**self).node_count()
+    }
+
+    #[inline]
+    fn move_count(&self, v: u32) -> usize {
+        (**self).move_count(v)
+    }
+
+    #[inline]
+    fn move_values(
+        &self,
+        v: u32,
+        moves: Range<usize>,
+        value: &impl Fn(u32) -> u32,
+        f: impl FnMut(u32),
+    ) {
+        (**self).move_values(v, moves, value, f)
+    }
+}

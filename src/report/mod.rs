@@ -39,8 +39,20 @@ impl Rows {
     /// The header line of `columns`.
     pub fn header(columns: &[&str]) -> Vec<u8> {
         let mut rows = Rows::new();
-        rows.record(columns.iter().map(|c| c.as_bytes()));
+        rows.names(columns);
         rows.into_bytes()
+    }
+
+    /// Appends a row of column names.
+    pub fn names(&mut self, columns: &[&str]) {
+        self.record(columns.iter().map(|c| c.as_bytes()));
+    }
+
+    /// Appends a row of numbers (at most eight: the games' tables have four).
+    pub fn numbers(&mut self, fields: &[u64]) {
+        debug_assert!(fields.len() <= 8);
+        let mut buffers: [itoa::Buffer; 8] = Default::default();
+        self.record(buffers.iter_mut().zip(fields).map(|(b, &x)| b.format(x).as_bytes()));
     }
 
     /// Appends one record.

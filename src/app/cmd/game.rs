@@ -4,6 +4,10 @@
 use crate::app::cli::{GameArgs, GameName};
 use crate::app::config::Config;
 use crate::error::Error;
+use crate::games::crosses::Crosses;
+use crate::games::cutting::Cutting;
+use crate::games::geography::Geography;
+use crate::games::team_nim::TeamNim;
 use crate::games::{self, Output};
 use crate::io::input::Input;
 use crate::io::progress::Progress;
@@ -21,14 +25,14 @@ pub fn run(args: &GameArgs, config: &Config) -> Result<(), Error> {
         (_, true) => Output::Export,
         _ => Output::Judge,
     };
-    let run = match args.name {
-        GameName::Cutting => games::cutting::run,
-        GameName::Crosses => games::crosses::run,
-        GameName::TeamNim => games::team_nim::run,
-        GameName::Geography => games::geography::run,
-    };
-    let text = run(input.bytes(), output, config.exec, &progress)
-        .map_err(|e| Error::parse(input.name(), input.bytes(), e))?;
+    let (bytes, exec) = (input.bytes(), config.exec);
+    let text = match args.name {
+        GameName::Cutting => games::run(Cutting::default(), bytes, output, exec, &progress),
+        GameName::Crosses => games::run(Crosses::default(), bytes, output, exec, &progress),
+        GameName::TeamNim => games::run(TeamNim, bytes, output, exec, &progress),
+        GameName::Geography => games::run(Geography, bytes, output, exec, &progress),
+    }
+    .map_err(|e| Error::parse(input.name(), bytes, e))?;
     progress.finish();
     out.put(&text)?;
     out.finish()
