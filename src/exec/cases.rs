@@ -84,12 +84,11 @@ impl<'a> CaseReader<'a> {
         format: Format,
         meter: &'a dyn Meter,
     ) -> CaseReader<'a> {
-        let bytes = input.bytes();
         let inner = match (format, exec) {
             (Format::Edges { .. }, _) => Inner::Edges { read: false },
-            (_, Exec::Sequential) => Inner::Sequential(ChessReader::new(bytes).with_meter(meter)),
+            (_, Exec::Sequential) => Inner::Sequential(ChessReader::of(input).with_meter(meter)),
             (_, Exec::Rayon { chunk_bytes }) => {
-                Inner::Parallel(Box::new(ParChessReader::new(bytes, chunk_bytes).with_meter(meter)))
+                Inner::Parallel(Box::new(ParChessReader::of(input, chunk_bytes).with_meter(meter)))
             }
         };
         CaseReader { input, format, exec, inner, positions: Vec::new(), meter }
@@ -102,11 +101,10 @@ impl<'a> CaseReader<'a> {
         nodes: u32,
         meter: &'a dyn Meter,
     ) -> CaseReader<'a> {
-        let bytes = input.bytes();
         let inner = match exec {
-            Exec::Sequential => Inner::Sequential(ChessReader::queries_only(bytes, nodes)),
+            Exec::Sequential => Inner::Sequential(ChessReader::of(input).alone(nodes)),
             Exec::Rayon { chunk_bytes } => {
-                Inner::Parallel(Box::new(ParChessReader::queries_only(bytes, chunk_bytes, nodes)))
+                Inner::Parallel(Box::new(ParChessReader::of(input, chunk_bytes).alone(nodes)))
             }
         };
         CaseReader { input, format: Format::Chess, exec, inner, positions: Vec::new(), meter }
@@ -152,8 +150,6 @@ impl<'a> CaseReader<'a> {
         self.stage(case, "reading", Unit::Bytes, total);
         let Some(graph) = self.next_graph().map_err(|e| self.error(e))? else { return Ok(None) };
         let parse = start.elapsed();
-        // The graph's text is parsed: its pages need not stay mapped while it is evaluated.
-        self.input.release_before(self.bytes_read());
         let start = Instant::now();
         let nodes = graph.node_count() as u64;
         self.stage(case, "ordering", Unit::Nodes, nodes);
@@ -238,7 +234,6 @@ impl<'a> CaseReader<'a> {
                     if bufs.len() >= FLUSH_BYTES {
                         flush(&bufs)?;
                         bufs.clear();
-                        self.input.release_before(r.offset());
                     }
                     if count % QUERIES_PER_REPORT == 0 {
                         meter.set(r.offset() as u64);
@@ -251,7 +246,6 @@ impl<'a> CaseReader<'a> {
                     count += batch.len() as u64;
                     flush(&bufs)?;
                     bufs.clear();
-                    self.input.release_before(r.offset());
                     meter.set(r.offset() as u64);
                 }
             }

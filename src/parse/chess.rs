@@ -7,12 +7,15 @@
 
 use crate::graph::sums::SumsGraph;
 use crate::graph::Csr;
+use crate::io::input::Input;
 use crate::meter::Meter;
 use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Queries, Total};
 use crate::parse::lexer::Lexer;
 
 /// Nodes read between two progress reports.
 const NODES_PER_REPORT: u32 = 1 << 16;
+/// Queries read between two hand-backs of read pages (each a no-op below the input's step).
+const QUERIES_PER_RELEASE: u64 = 1 << 12;
 
 /// Reads cases and queries from chess-format bytes.
 #[derive(Debug)]
@@ -24,6 +27,8 @@ pub struct ChessReader<'a> {
     meter: &'a dyn Meter,
     /// Where the queries being read stand: in the current case, or in a file of queries alone.
     at: Queries,
+    /// The input whose pages this reader hands back once it has read them, if any.
+    input: Option<&'a Input>,
 }
 
 impl<'a> ChessReader<'a> {
@@ -36,18 +41,37 @@ impl<'a> ChessReader<'a> {
             nodes: 0,
             meter: &(),
             at: Queries::in_case(0),
+            input: None,
         }
     }
 
     /// A reader of `bytes` as queries only (no case header, no graph), on a graph of `nodes`
     /// nodes: the query file of `grundy query`. Errors name no case.
     pub fn queries_only(bytes: &'a [u8], nodes: u32) -> ChessReader<'a> {
-        ChessReader { nodes, at: Queries::Alone, ..ChessReader::new(bytes) }
+        ChessReader::new(bytes).alone(nodes)
+    }
+
+    /// This reader, reading its input as queries only on a graph of `nodes` nodes.
+    pub fn alone(self, nodes: u32) -> ChessReader<'a> {
+        ChessReader { nodes, at: Queries::Alone, ..self }
     }
 
     /// This reader, telling `meter` the bytes read while it reads a graph.
     pub fn with_meter(self, meter: &'a dyn Meter) -> ChessReader<'a> {
         ChessReader { meter, ..self }
+    }
+
+    /// A reader of `input`'s bytes that hands the pages it has read back to the kernel
+    /// ([`Input::release_before`]), so a file larger than memory streams through.
+    pub fn of(input: &'a Input) -> ChessReader<'a> {
+        ChessReader { input: Some(input), ..ChessReader::new(input.bytes()) }
+    }
+
+    /// Hands back the pages before the current offset (a no-op below the input's step).
+    fn release(&self) {
+        if let Some(input) = self.input {
+            input.release_before(self.lex.offset());
+        }
     }
 
     /// Reports the bytes read every [`NODES_PER_REPORT`] nodes.
@@ -99,6 +123,8 @@ impl<'a> ChessReader<'a> {
             let at = || self.token_after(at);
             offsets.push(checked_total(targets.len() as u64, at, expected, Total::Edges)?);
         }
+        // The graph's text is parsed: its pages need not stay mapped while it is evaluated.
+        self.release();
         // The loop above checked every id and built the offsets.
         Ok(Some(Csr::from_checked_parts(offsets, targets)))
     }
@@ -137,6 +163,7 @@ impl<'a> ChessReader<'a> {
             let at = || self.token_after(node_at);
             move_offsets.push(checked_total(total, at, moves, Total::Moves)?);
         }
+        self.release();
         // The loops above checked every id and built the offsets.
         Ok(Some(SumsGraph::from_checked_parts(move_offsets, part_offsets, parts)))
     }
@@ -169,6 +196,9 @@ impl<'a> ChessReader<'a> {
                 index,
                 of: m,
             })?);
+        }
+        if query % QUERIES_PER_RELEASE == 0 {
+            self.release();
         }
         Ok(true)
     }

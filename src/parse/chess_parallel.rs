@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::graph::sums::SumsGraph;
 use crate::graph::Csr;
+use crate::io::input::Input;
 use crate::meter::Meter;
 use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Queries, Total};
 use crate::parse::tokens::TokenReader;
@@ -52,12 +53,19 @@ impl<'a> ParChessReader<'a> {
     /// A reader of `bytes` as queries only (no case header, no graph), on a graph of `nodes`
     /// nodes: the query file of `grundy query`. Errors name no case.
     pub fn queries_only(bytes: &'a [u8], chunk_bytes: usize, nodes: u32) -> ParChessReader<'a> {
-        ParChessReader {
-            nodes,
-            case_open: true,
-            at: Queries::Alone,
-            ..ParChessReader::new(bytes, chunk_bytes)
-        }
+        ParChessReader::new(bytes, chunk_bytes).alone(nodes)
+    }
+
+    /// This reader, reading its input as queries only on a graph of `nodes` nodes.
+    pub fn alone(self, nodes: u32) -> ParChessReader<'a> {
+        ParChessReader { nodes, case_open: true, at: Queries::Alone, ..self }
+    }
+
+    /// A reader of `input`'s bytes that hands the pages it has tokenized back to the kernel
+    /// ([`Input::release_before`]), so a file larger than memory streams through.
+    pub fn of(input: &'a Input, chunk_bytes: usize) -> ParChessReader<'a> {
+        let reader = ParChessReader::new(input.bytes(), chunk_bytes);
+        ParChessReader { tokens: reader.tokens.releasing(input), ..reader }
     }
 
     /// This reader, telling `meter` the bytes tokenized, window by window.
@@ -127,6 +135,8 @@ impl<'a> ParChessReader<'a> {
                 kind: ParseErrorKind::OutOfRange { expected, value: targets[e], nodes: n },
             });
         }
+        // The graph's text is parsed: its pages need not stay mapped while it is evaluated.
+        self.tokens.release();
         // Ids were checked by the parallel max above, offsets built by the walk.
         Ok(Some(Csr::from_checked_parts(offsets, targets)))
     }
@@ -186,6 +196,7 @@ impl<'a> ParChessReader<'a> {
                 kind: ParseErrorKind::OutOfRange { expected, value: parts[e], nodes: n },
             });
         }
+        self.tokens.release();
         Ok(Some(SumsGraph::from_checked_parts(move_offsets, part_offsets, parts)))
     }
 

@@ -11,6 +11,7 @@
 
 use rayon::prelude::*;
 
+use crate::io::input::Input;
 use crate::meter::Meter;
 use crate::parse::error::{Expected, ParseError};
 use crate::parse::lexer::{is_space, scan_number, Lexer, Scanned};
@@ -43,6 +44,8 @@ pub struct TokenReader<'a> {
     piece_tokens: Vec<Vec<u32>>,
     /// Told the bytes tokenized after each window.
     meter: &'a dyn Meter,
+    /// The input whose tokenized pages are handed back, if any.
+    input: Option<&'a Input>,
 }
 
 impl<'a> TokenReader<'a> {
@@ -58,6 +61,20 @@ impl<'a> TokenReader<'a> {
             lex_error: None,
             piece_tokens: Vec::new(),
             meter: &(),
+            input: None,
+        }
+    }
+
+    /// This reader, handing the pages of `input` it has tokenized back to the kernel before
+    /// each window (the tokens are kept; the bytes are read again only for an error message).
+    pub fn releasing(self, input: &'a Input) -> TokenReader<'a> {
+        TokenReader { input: Some(input), ..self }
+    }
+
+    /// Hands back the pages tokenized so far (a no-op without an input, or below its step).
+    pub fn release(&self) {
+        if let Some(input) = self.input {
+            input.release_before(self.next);
         }
     }
 
@@ -166,6 +183,7 @@ impl<'a> TokenReader<'a> {
             return false;
         }
         let start = self.next;
+        self.release();
         let end = boundary(self.bytes, start + self.chunk_bytes);
         self.windows
             .push(Window { first_token: self.base + self.buf.len() as u64, byte_offset: start });
