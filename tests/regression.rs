@@ -1,12 +1,15 @@
-//! Limits and hostile inputs, one test per thing that could break.
+//! Limits and hostile inputs, one test per thing that broke or could: each says which.
+//! (The bugs users met in the end-to-end trial of issue 9 have their regression tests beside
+//! their subjects, in `outputs.rs`, `formats.rs`, `generate.rs` and `reports.rs`.)
 
 use std::os::unix::fs::FileTypeExt;
 
 use crate::util::*;
 
+/// Regression (found while hardening, issue 6): `-o /dev/null` wrote a temporary file and
+/// renamed it over the device, which root may do.
 #[test]
 fn output_to_dev_null_keeps_the_device() {
-    // A temporary file renamed over /dev/null would replace the device (as root, it can).
     let sample = repo_path("data/chess-sample.txt");
     let run = run(&["values", sample.to_str().unwrap(), "-o", "/dev/null"], None);
     assert_eq!(run.ok(), "");
@@ -14,6 +17,7 @@ fn output_to_dev_null_keeps_the_device() {
     assert!(meta.file_type().is_char_device(), "/dev/null is still a device");
 }
 
+/// Guard: a directory given as `-o` must be an error naming it, not a file inside it.
 #[test]
 fn output_to_a_directory_is_an_error() {
     let dir = tempdir();
@@ -23,6 +27,8 @@ fn output_to_a_directory_is_an_error() {
     assert_eq!(line, format!("error: {target}: cannot write: is a directory"));
 }
 
+/// Guard: an empty or blank input is zero cases on every command, not an error; a query graph
+/// with no case is its own error.
 #[test]
 fn an_empty_file_is_zero_cases() {
     let dir = tempdir();
@@ -46,6 +52,7 @@ fn an_empty_file_is_zero_cases() {
     }
 }
 
+/// Guard: an input that cannot be read is one `error:` line naming it.
 #[test]
 fn an_unreadable_file_is_an_error() {
     let dir = tempdir();
@@ -63,6 +70,8 @@ fn an_unreadable_file_is_an_error() {
     assert!(line.contains(": cannot read: ") || line.contains(": cannot open: "), "{line}");
 }
 
+/// Guard: a 12-byte file claiming four billion nodes, out-positions, tokens or parts must fail
+/// at its end in a few MB, on both paths, never allocate what it claims.
 #[test]
 fn counts_near_two_to_the_32_fail_at_once_on_both_paths() {
     let dir = tempdir();
@@ -90,6 +99,8 @@ fn counts_near_two_to_the_32_fail_at_once_on_both_paths() {
     }
 }
 
+/// Regression (found while hardening, issue 6): `game crosses` with n = 4e9 (or cutting 60000
+/// x 60000) in an 11-byte input allocated 16 GB before failing.
 #[test]
 fn games_refuse_sizes_no_memory_could_hold() {
     for (game, input, expected) in [

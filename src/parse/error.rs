@@ -298,6 +298,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn overflows_are_built_one_way() {
+        let expected = Expected::OutDegree { case: 2, node: 7 };
+        assert_eq!(checked_total(u64::from(u32::MAX), || 0, expected, Total::Edges), Ok(u32::MAX));
+        let err = checked_total(1 << 32, || 42, expected, Total::Edges).unwrap_err();
+        assert_eq!(err.offset, 42);
+        assert_eq!(
+            err.kind.to_string(),
+            "the out-degree of node 7 (case 2) brings the case to 4294967296 edges, more than \
+             the 4294967295 a case can hold"
+        );
+        let parts = Expected::PartCount { case: 1, node: 0, index: 3, of: 5 };
+        let err = checked_total(5_000_000_000, || 9, parts, Total::Parts).unwrap_err();
+        assert!(err
+            .kind
+            .to_string()
+            .ends_with("to 5000000000 parts, more than the 4294967295 a case can hold"));
+    }
+
+    #[test]
     fn line_column_counts_from_one() {
         let text = b"ab\ncd\n\nx";
         assert_eq!(line_column(text, 0), (1, 1));
