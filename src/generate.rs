@@ -276,10 +276,16 @@ impl<'s> CaseGen<'s> {
         gen
     }
 
-    /// A random out-degree for the node at `rank`, within its cap.
+    /// A random out-degree for the node at `rank`, within its cap. A node that can have no
+    /// out-position draws nothing, so the streams (and the files) of the plain
+    /// `--avg-degree` mode stay what earlier versions wrote.
     fn drawn_degree(&self, rank: u32, rng: &mut Rng) -> u32 {
+        let cap = self.layout.cap(rank);
+        if cap == 0 {
+            return 0;
+        }
         let d = (rng.unit() * (2.0 * self.mean + 1.0)) as u64;
-        d.min(u64::from(self.layout.cap(rank))) as u32
+        d.min(u64::from(cap)) as u32
     }
 
     /// Out-degrees by id summing to exactly `total`: drawn as for a mean of `total / n`, then
