@@ -13,12 +13,13 @@
 //! 6. [`exec`]: the case loop (read, order, evaluate, then the queries), on the sequential
 //!    or the parallel path.
 //! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
-//! 8. `report`: CSV rows and statistics.
+//! 8. [`report`]: CSV rows and statistics.
 //!
-//! Beside the pipeline: `games` (the seed problems' games as move generators on the same
+//! Beside the pipeline: [`games`] (the seed problems' games as move generators on the same
 //! engine), [`generate`] (valid random inputs), [`meter`] (how the engine reports progress),
-//! [`error`] (the one-line errors users see). [`app`] is the command line: the binary's thin
-//! `main` calls [`app::run`]; nothing in the engine imports it.
+//! [`error`] (the one-line errors users see). The command line (arguments with clap,
+//! settings, one module per subcommand) is the binary's own `app` folder, outside this
+//! library: nothing here knows of it or derives clap traits.
 //!
 //! Every parallel stage has a sequential twin, selected by `--threads 1`, giving the same
 //! bytes.
@@ -26,20 +27,18 @@
 #![warn(missing_docs)]
 
 pub mod answer;
-pub mod app;
 pub mod error;
 pub mod eval;
 pub mod exec;
-pub(crate) mod games;
+pub mod games;
 pub mod generate;
 pub mod graph;
 pub mod io;
 pub mod meter;
 pub mod order;
 pub mod parse;
-pub(crate) mod report;
+pub mod report;
 
-pub use app::config::Config;
 pub use error::Error;
 pub use exec::CaseReader;
 pub use io::input::Input;

@@ -7,9 +7,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod app;
+
 fn main() -> ExitCode {
-    let cli = grundy::app::cli::Cli::parse();
-    match grundy::app::run(cli) {
+    let cli = app::cli::Cli::parse();
+    match app::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {

@@ -3,8 +3,7 @@
 //! nodes are numbered, one thread and several give the same bytes, every reported winning move
 //! wins, and `values` then `query` agree with `solve`.
 
-use grundy::app::cmd::{query, solve};
-use grundy::Config;
+use grundy::exec::{self, Exec};
 use grundy::Format;
 use grundy::Input;
 use proptest::prelude::*;
@@ -115,8 +114,13 @@ fn game(max_parts: usize) -> impl Strategy<Value = Game> {
     })
 }
 
-fn config(threads: usize) -> Config {
-    Config::new(threads, if threads == 1 { 1 << 22 } else { 7 }, false)
+/// The sequential twins for one thread; the parallel path with 7-byte windows otherwise.
+fn exec_of(threads: usize) -> Exec {
+    if threads == 1 {
+        Exec::Sequential
+    } else {
+        Exec::Rayon { chunk_bytes: 7 }
+    }
 }
 
 fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
@@ -128,7 +132,7 @@ fn run_solve(text: &str, format: Format, threads: usize) -> (String, String) {
     let input = Input::from_bytes("<prop>", text.as_bytes().to_vec());
     let (mut out, mut report) = (Vec::new(), Vec::new());
     in_pool(threads, || {
-        solve::solve(&input, config(threads).exec, format, &mut out, Some(&mut report), &())
+        exec::solve(&input, exec_of(threads), format, &mut out, Some(&mut report), &())
     })
     .unwrap();
     (String::from_utf8(out).unwrap(), String::from_utf8(report).unwrap())
@@ -167,9 +171,8 @@ proptest! {
         }
         let values = |g: &Game| {
             let input = Input::from_bytes("<prop>", g.text(Format::Sums).into_bytes());
-            let config = config(2);
             in_pool(2, || {
-                let mut reader = grundy::CaseReader::new(&input, config.exec, Format::Sums, &());
+                let mut reader = grundy::CaseReader::new(&input, exec_of(2), Format::Sums, &());
                 reader.next_case().unwrap().unwrap().values
             })
         };
@@ -205,8 +208,7 @@ proptest! {
         // values: the nim-sums from the values column give solve's verdicts.
         let input = Input::from_bytes("<prop>", text.clone().into_bytes());
         let values = in_pool(2, || {
-            let config = config(2);
-            let mut reader = grundy::CaseReader::new(&input, config.exec, Format::Chess, &());
+            let mut reader = grundy::CaseReader::new(&input, exec_of(2), Format::Chess, &());
             reader.next_case().unwrap().unwrap().values
         });
         prop_assert_eq!(&verdicts(&game, values.as_slice()), &verdict_lines);
@@ -214,7 +216,7 @@ proptest! {
         let queries = Input::from_bytes("<queries>", game.query_file().into_bytes());
         let mut out = Vec::new();
         in_pool(2, || {
-            query::query(&input, &queries, config(2).exec, Format::Chess, &mut out, &())
+            exec::query(&input, &queries, exec_of(2), Format::Chess, &mut out, &())
         }).unwrap();
         let results: String = String::from_utf8(out).unwrap().lines().skip(1)
             .map(|row| format!("{}\n", row.split(',').nth(3).unwrap())).collect();

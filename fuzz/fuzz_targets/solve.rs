@@ -1,12 +1,12 @@
 //! Arbitrary bytes through the whole `solve` path (chess and sums formats), through `query`,
 //! and read as an edge list, on both code paths. Besides crashes, hangs and oversized
-//! allocations (libFuzzer's limits), it checks that the sequential and the parallel path (with windows of a few bytes, so every
-//! boundary falls somewhere) give the same output and the same error message.
+//! allocations (libFuzzer's limits), it checks that the sequential and the parallel path
+//! (with windows of a few bytes, so every boundary falls somewhere) give the same output and
+//! the same error message.
 #![no_main]
 
 use grundy::Format;
-use grundy::app::cmd::{query, solve};
-use grundy::Config;
+use grundy::exec::{self, Exec};
 use grundy::Input;
 use std::sync::OnceLock;
 
@@ -15,23 +15,23 @@ use libfuzzer_sys::fuzz_target;
 /// Output, report and error message of one run.
 type Outcome = (Vec<u8>, Vec<u8>, Option<String>);
 
-fn solve_with(input: &Input, config: &Config, format: Format) -> Outcome {
+fn solve_with(input: &Input, exec: Exec, format: Format) -> Outcome {
     let (mut out, mut report) = (Vec::new(), Vec::new());
-    let result = solve::solve(input, config.exec, format, &mut out, Some(&mut report), &());
+    let result = exec::solve(input, exec, format, &mut out, Some(&mut report), &());
     (out, report, result.err().map(|e| e.to_string()))
 }
 
-fn query_with(graph: &Input, queries: &Input, config: &Config, format: Format) -> Outcome {
+fn query_with(graph: &Input, queries: &Input, exec: Exec, format: Format) -> Outcome {
     let mut out = Vec::new();
-    let result = query::query(graph, queries, config.exec, format, &mut out, &());
+    let result = exec::query(graph, queries, exec, format, &mut out, &());
     (out, Vec::new(), result.err().map(|e| e.to_string()))
 }
 
 /// The values of the data read as an edge list (`--format edges --nodes 1000`: a node count
 /// derived from a 9-byte id would spend the fuzzer's time on allocation), or the error.
-fn edges_with(input: &Input, config: &Config) -> Result<Vec<u32>, String> {
+fn edges_with(input: &Input, exec: Exec) -> Result<Vec<u32>, String> {
     let format = Format::Edges { nodes: Some(1000) };
-    let mut reader = grundy::CaseReader::new(input, config.exec, format, &());
+    let mut reader = grundy::CaseReader::new(input, exec, format, &());
     match reader.next_case() {
         Ok(case) => Ok(case.map(|c| c.values.into_vec()).unwrap_or_default()),
         Err(e) => Err(e.to_string()),
@@ -48,25 +48,25 @@ fn pools() -> &'static (rayon::ThreadPool, rayon::ThreadPool) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let sequential = Config::new(1, 1 << 22, false);
-    let parallel = Config::new(2, 1 + data.first().map_or(0, |&b| b as usize % 16), false);
+    let sequential = Exec::Sequential;
+    let parallel = Exec::Rayon { chunk_bytes: 1 + data.first().map_or(0, |&b| b as usize % 16) };
     let (one, pool) = pools();
     let input = Input::from_bytes("<fuzz>", data.to_vec());
     for format in [Format::Chess, Format::Sums] {
-        let a = one.install(|| solve_with(&input, &sequential, format));
-        let b = pool.install(|| solve_with(&input, &parallel, format));
+        let a = one.install(|| solve_with(&input, sequential, format));
+        let b = pool.install(|| solve_with(&input, parallel, format));
         assert_eq!(a, b, "solve, {format:?}");
     }
-    let a = one.install(|| edges_with(&input, &sequential));
-    let b = pool.install(|| edges_with(&input, &parallel));
+    let a = one.install(|| edges_with(&input, sequential));
+    let b = pool.install(|| edges_with(&input, parallel));
     assert_eq!(a, b, "edges");
     // A 0xff byte (never valid input) splits the data into a graph and a query file.
     if let Some(cut) = data.iter().position(|&b| b == 0xff) {
         let graph = Input::from_bytes("<graph>", data[..cut].to_vec());
         let queries = Input::from_bytes("<queries>", data[cut + 1..].to_vec());
         for format in [Format::Chess, Format::Sums] {
-            let a = one.install(|| query_with(&graph, &queries, &sequential, format));
-            let b = pool.install(|| query_with(&graph, &queries, &parallel, format));
+            let a = one.install(|| query_with(&graph, &queries, sequential, format));
+            let b = pool.install(|| query_with(&graph, &queries, parallel, format));
             assert_eq!(a, b, "query, {format:?}");
         }
     }

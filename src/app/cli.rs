@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::generate::{NodeRange, Shape};
+use grundy::generate::{NodeRange, Shape};
 
 /// The graph shapes of `generate`, as `--shape` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -1,9 +1,9 @@
 //! Settings shared by every command, resolved from the command line before any work starts.
 
 use crate::app::cli::{Cli, FormatArgs, FormatName};
-use crate::error::Error;
-use crate::exec::{Exec, DEFAULT_CHUNK_BYTES};
-use crate::parse::format::Format;
+use grundy::error::Error;
+use grundy::exec::{Exec, DEFAULT_CHUNK_BYTES};
+use grundy::parse::format::Format;
 
 /// Resolved shared settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! All work runs inside one rayon pool: a parallel iterator started inside `install` costs
 //! about 2 us, outside it about 7.5 us, which matters for graphs of a million thin levels.
 
-use crate::error::Error;
+use grundy::error::Error;
 
 pub mod cli;
 pub mod cmd;
@@ -18,7 +18,7 @@ use config::Config;
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> Result<(), Error> {
     let config = Config::from_cli(&cli)?;
-    crate::io::signals::install();
+    grundy::io::signals::install();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()

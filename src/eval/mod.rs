@@ -11,8 +11,10 @@ use crate::graph::Rule;
 use crate::meter::{Meter, Ticker};
 use crate::order::{Level, Levels, INLINE_LEVEL};
 
+pub mod case;
 pub mod values;
 
+pub use case::{Evaluated, StageTimes};
 pub use values::Values;
 
 /// Reusable scratch for mex computations: no allocation per node once it has grown to the

@@ -11,11 +11,10 @@ use std::time::{Duration, Instant};
 use super::Exec;
 use crate::answer::{self, Bufs};
 use crate::error::Error;
-use crate::eval::Values;
+use crate::eval::{Evaluated, StageTimes};
 use crate::graph::GameGraph;
 use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
-use crate::order::Levels;
 use crate::parse::chess::ChessReader;
 use crate::parse::chess_parallel::ParChessReader;
 use crate::parse::error::ParseError;
@@ -25,34 +24,6 @@ use crate::parse::format::Format;
 const FLUSH_BYTES: usize = 1 << 16;
 /// Queries read between two progress reports (sequential path).
 const QUERIES_PER_REPORT: u64 = 1 << 12;
-
-/// A case's graph, ordered and evaluated.
-#[derive(Debug)]
-pub struct Evaluated {
-    /// 1-based case number.
-    pub case: u64,
-    /// The game.
-    pub graph: GameGraph,
-    /// Kahn levels.
-    pub levels: Levels,
-    /// Grundy value of every node.
-    pub values: Values,
-    /// Time spent on each stage.
-    pub times: StageTimes,
-}
-
-/// Wall-clock time of each stage of a case.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct StageTimes {
-    /// Reading the graph.
-    pub parse: Duration,
-    /// Kahn ordering.
-    pub order: Duration,
-    /// Grundy evaluation.
-    pub evaluate: Duration,
-    /// Reading (and answering) the queries.
-    pub queries: Duration,
-}
 
 /// Reads the cases of one input on the path `config` selects.
 pub struct CaseReader<'a> {

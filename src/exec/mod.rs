@@ -15,8 +15,13 @@ use crate::parse::error::ParseError;
 use crate::{eval, parse};
 
 pub mod cases;
+pub mod query;
+pub mod solve;
 
-pub use cases::{CaseReader, Evaluated, StageTimes};
+pub use crate::eval::{Evaluated, StageTimes};
+pub use cases::CaseReader;
+pub use query::query;
+pub use solve::solve;
 
 /// Default bytes tokenized per parallel step: large enough that a rayon dispatch (a few
 /// microseconds) is noise, small enough that the token buffers of a query section stay small

@@ -3,7 +3,7 @@
 //! temporary files, and memory (huge pages, the peak of the run).
 
 pub mod input;
-pub(crate) mod memory;
-pub(crate) mod progress;
-pub(crate) mod signals;
+pub mod memory;
+pub mod progress;
+pub mod signals;
 pub mod sink;

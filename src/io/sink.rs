@@ -46,6 +46,15 @@ impl Put for Sink {
     }
 }
 
+/// Stops the run early (quietly, exit code 0) when no output is read any more: every pipe
+/// among `outputs` has been closed by its reader, and there is no file left to finish.
+pub fn stop_if_all_closed(outputs: &[&dyn Put]) -> Result<(), Error> {
+    if outputs.iter().all(|o| o.is_closed()) {
+        return Err(Error::OutputClosed);
+    }
+    Ok(())
+}
+
 /// Where a command's output goes, and whether its reader has gone.
 ///
 /// A pipe whose reader has closed it (`grundy solve big.txt --report r.csv | head -1`) is not

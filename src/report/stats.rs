@@ -9,7 +9,7 @@ use std::time::Duration;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::exec::{Evaluated, StageTimes};
+use crate::eval::{Evaluated, StageTimes};
 use crate::io::progress::human_bytes;
 
 /// Rows a text histogram shows at most; longer ones are grouped into equal ranges.

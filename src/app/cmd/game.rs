@@ -3,15 +3,15 @@
 
 use crate::app::cli::{GameArgs, GameName};
 use crate::app::config::Config;
-use crate::error::Error;
-use crate::games::crosses::Crosses;
-use crate::games::cutting::Cutting;
-use crate::games::geography::Geography;
-use crate::games::team_nim::TeamNim;
-use crate::games::{self, Output};
-use crate::io::input::Input;
-use crate::io::progress::Progress;
-use crate::io::sink::Sink;
+use grundy::error::Error;
+use grundy::games::crosses::Crosses;
+use grundy::games::cutting::Cutting;
+use grundy::games::geography::Geography;
+use grundy::games::team_nim::TeamNim;
+use grundy::games::{self, Output};
+use grundy::io::input::Input;
+use grundy::io::progress::Progress;
+use grundy::io::sink::Sink;
 
 /// Runs `grundy game` with the user's arguments.
 pub fn run(args: &GameArgs, config: &Config) -> Result<(), Error> {

@@ -2,10 +2,10 @@
 
 use crate::app::cli::GenerateArgs;
 use crate::app::config::Config;
-use crate::error::Error;
-use crate::generate::{self, Edges, Spec};
-use crate::io::progress::Progress;
-use crate::io::sink::Sink;
+use grundy::error::Error;
+use grundy::generate::{self, Edges, Spec};
+use grundy::io::progress::Progress;
+use grundy::io::sink::Sink;
 
 /// Runs `grundy generate` with the user's arguments.
 pub fn run(args: &GenerateArgs, config: &Config) -> Result<(), Error> {

@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use crate::error::Error;
-use crate::io::sink::Put;
+use grundy::error::Error;
 
 pub mod game;
 pub mod generate;
@@ -12,15 +11,6 @@ pub mod query;
 pub mod solve;
 pub mod stats;
 pub mod values;
-
-/// Stops the run early (quietly, exit code 0) when no output is read any more: every pipe
-/// among `outputs` has been closed by its reader, and there is no file left to finish.
-pub fn stop_if_all_closed(outputs: &[&dyn Put]) -> Result<(), Error> {
-    if outputs.iter().all(|o| o.is_closed()) {
-        return Err(Error::OutputClosed);
-    }
-    Ok(())
-}
 
 /// A path as the user named it on the command line, with the name of its argument.
 pub type Named<'p> = (&'static str, Option<&'p Path>);

@@ -3,15 +3,15 @@
 
 use std::time::Instant;
 
-use crate::answer::Outcome;
 use crate::app::cli::StatsArgs;
 use crate::app::config::{self, Config};
-use crate::error::Error;
-use crate::exec::{CaseReader, StageTimes};
-use crate::io::input::Input;
-use crate::io::progress::Progress;
-use crate::io::sink::Sink;
-use crate::report::stats::{CaseStats, Outcomes, Report};
+use grundy::answer::Outcome;
+use grundy::error::Error;
+use grundy::exec::{CaseReader, StageTimes};
+use grundy::io::input::Input;
+use grundy::io::progress::Progress;
+use grundy::io::sink::Sink;
+use grundy::report::stats::{CaseStats, Outcomes, Report};
 
 /// Runs `grundy stats` with the user's arguments.
 pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
@@ -52,7 +52,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
         total: CaseStats::total(&cases),
         cases: &cases,
         seconds: started.elapsed().as_secs_f64(),
-        peak_memory_bytes: crate::io::memory::peak_bytes(),
+        peak_memory_bytes: grundy::io::memory::peak_bytes(),
     };
     let text = if args.json { report.to_json() } else { report.to_text() };
     out.put(text.as_bytes())?;

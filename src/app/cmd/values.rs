@@ -2,13 +2,13 @@
 
 use crate::app::cli::ValuesArgs;
 use crate::app::config::{self, Config};
-use crate::error::Error;
-use crate::exec::{CaseReader, Evaluated};
-use crate::io::input::Input;
-use crate::io::progress::Progress;
-use crate::io::sink::Sink;
-use crate::meter::{Meter, Stage, Unit};
-use crate::report::{Rows, VALUES_HEADER};
+use grundy::error::Error;
+use grundy::exec::{CaseReader, Evaluated};
+use grundy::io::input::Input;
+use grundy::io::progress::Progress;
+use grundy::io::sink::Sink;
+use grundy::meter::{Meter, Stage, Unit};
+use grundy::report::{Rows, VALUES_HEADER};
 
 /// Nodes per piece of rows formatted in parallel; pieces are written in order, a batch at a
 /// time, so the rows of a huge case never sit in memory at once.
@@ -60,7 +60,7 @@ fn write_rows(
         for piece in pieces {
             out.put(&piece)?;
         }
-        crate::app::cmd::stop_if_all_closed(&[&*out])?;
+        grundy::io::sink::stop_if_all_closed(&[&*out])?;
         let written = batch.last().map_or(nodes, |&s| (s + NODES_PER_PIECE).min(nodes));
         meter.set(written as u64);
     }

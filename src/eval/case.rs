@@ -1,0 +1,35 @@
+//! What the case loop hands on: a case's game with its order, values and stage times.
+
+use std::time::Duration;
+
+use super::Values;
+use crate::graph::GameGraph;
+use crate::order::Levels;
+
+/// A case's graph, ordered and evaluated.
+#[derive(Debug)]
+pub struct Evaluated {
+    /// 1-based case number.
+    pub case: u64,
+    /// The game.
+    pub graph: GameGraph,
+    /// Kahn levels.
+    pub levels: Levels,
+    /// Grundy value of every node.
+    pub values: Values,
+    /// Time spent on each stage.
+    pub times: StageTimes,
+}
+
+/// Wall-clock time of each stage of a case.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StageTimes {
+    /// Reading the graph.
+    pub parse: Duration,
+    /// Kahn ordering.
+    pub order: Duration,
+    /// Grundy evaluation.
+    pub evaluate: Duration,
+    /// Reading (and answering) the queries.
+    pub queries: Duration,
+}

@@ -1,0 +1,60 @@
+//! The engine of `grundy query`: a file of queries answered against the first case of a graph
+//! file, as CSV rows with a winning move for each WIN.
+
+use super::{CaseReader, Exec};
+use crate::error::Error;
+use crate::io::input::Input;
+use crate::io::sink::{stop_if_all_closed, Put};
+use crate::meter::Meter;
+use crate::parse::chess::ChessReader;
+use crate::parse::format::Format;
+use crate::report::{self, Rows, QUERY_HEADER};
+
+/// Answers the queries of `queries_input` against the first case of `graph_input`, as CSV
+/// rows (with a header) to `out`. The engine of `grundy query`, apart from files and terminals.
+pub fn query(
+    graph_input: &Input,
+    queries_input: &Input,
+    exec: Exec,
+    format: Format,
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    out.put(&Rows::header(QUERY_HEADER))?;
+    let Some(case) = CaseReader::new(graph_input, exec, format, meter).next_case()? else {
+        return Err(Error::NoGraph { path: graph_input.name().to_string() });
+    };
+    let nodes = case.graph.node_count() as u32;
+    let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
+    let (graph, values) = (&case.graph, &case.values);
+    let answered = reader.queries(
+        |number, positions, bufs| {
+            report::push_query_row(&mut bufs.main, None, number, positions, graph, values);
+        },
+        |bufs| {
+            out.put(&bufs.main)?;
+            stop_if_all_closed(&[&*out])
+        },
+    );
+    answered.and_then(|_| reader.expect_end()).map_err(|e| hint_graph_file(e, queries_input))
+}
+
+/// Adds to an error in a query file that the file reads as a graph, when it does: the likely
+/// mistake is a graph file given where the queries belong.
+fn hint_graph_file(error: Error, queries: &Input) -> Error {
+    match error {
+        Error::Parse { path, line, column, message } if path == queries.name() => {
+            let graph = ChessReader::new(queries.bytes()).next_graph();
+            let message = match graph {
+                Ok(Some(g)) if g.node_count() > 0 => format!(
+                    "{message} (QUERIES looks like a graph file: it reads as a case of {} nodes; \
+                     give a file of queries, `M p_1 .. p_M` per line)",
+                    g.node_count()
+                ),
+                _ => message,
+            };
+            Error::Parse { path, line, column, message }
+        }
+        other => other,
+    }
+}

@@ -1,0 +1,58 @@
+//! The engine of `grundy solve`: every query of a file answered, judge lines to one output
+//! and report rows to another. Cases are processed one after the other, so answers of
+//! earlier cases are written before a later case is read: a judge-style stream, as the seed
+//! solutions behave. A closed output (`| head -1`) does not cancel the other: the run goes
+//! on without it, and stops early only when neither is read.
+
+use super::{CaseReader, Exec};
+use crate::answer::{self, Outcome};
+use crate::error::Error;
+use crate::io::input::Input;
+use crate::io::sink::{stop_if_all_closed, Put};
+use crate::meter::Meter;
+use crate::parse::format::Format;
+use crate::report::{self, Rows, SOLVE_HEADER};
+
+/// Answers every query of `input`: verdict lines to `out`, and report rows (with a header) to
+/// `report` if given. The engine of `grundy solve`, apart from files and terminals.
+pub fn solve(
+    input: &Input,
+    exec: Exec,
+    format: Format,
+    out: &mut impl Put,
+    mut report: Option<&mut impl Put>,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    if let Some(report) = &mut report {
+        report.put(&Rows::header(SOLVE_HEADER))?;
+    }
+    let mut reader = CaseReader::new(input, exec, format, meter);
+    while let Some(case) = reader.next_case()? {
+        let with_report = report.is_some();
+        let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
+            bufs.main.extend_from_slice(Outcome::of(&case.values, positions).line());
+            if with_report {
+                let (graph, values) = (&case.graph, &case.values);
+                report::push_query_row(
+                    &mut bufs.report,
+                    Some(case.case),
+                    number,
+                    positions,
+                    graph,
+                    values,
+                );
+            }
+        };
+        reader.queries(answer, |bufs| {
+            out.put(&bufs.main)?;
+            match &mut report {
+                Some(report) => {
+                    report.put(&bufs.report)?;
+                    stop_if_all_closed(&[&*out, &**report])
+                }
+                None => stop_if_all_closed(&[&*out]),
+            }
+        })?;
+    }
+    Ok(())
+}
