@@ -143,39 +143,57 @@ pub fn grundy<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Values {
 /// tight move loop vectorizes on plain loads, not on atomic ones).
 pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Values {
     let mut values = vec![0u32; rule.node_count()];
-    let mut mex = Mex::new();
-    let mut level_values = Vec::new();
+    let mut scratch = (Mex::new(), Vec::new());
     let mut ticker = Ticker::new(meter);
+    let mut done = 0;
     for l in 0..levels.level_count() {
-        let level = levels.level(l);
-        ticker.at(levels.level_start(l) as u64);
-        if level.len() < INLINE_LEVEL {
-            for v in level.iter() {
-                let x = node_value_parallel(rule, v, &|s| values[s as usize], &mut mex);
-                values[v as usize] = x;
+        ticker.at(done);
+        // One match per level: a million one-node levels (a chain) pay for nothing more.
+        done += match levels.level(l) {
+            Level::Listed(nodes) => {
+                let par = || nodes.par_iter().copied();
+                level_parallel(rule, &mut values, nodes.iter().copied(), par, &mut scratch)
             }
-        } else {
-            let value = |s: u32| values[s as usize];
-            let min = INLINE_LEVEL / 8;
-            let eval = |mex: &mut Mex, v: u32| node_value(rule, v, &value, mex);
-            match level {
-                Level::Listed(nodes) => nodes
-                    .par_iter()
-                    .with_min_len(min)
-                    .map_init(Mex::new, |mex, &v| eval(mex, v))
-                    .collect_into_vec(&mut level_values),
-                Level::Span { start, end } => (start..end)
-                    .into_par_iter()
-                    .with_min_len(min)
-                    .map_init(Mex::new, eval)
-                    .collect_into_vec(&mut level_values),
+            Level::Span { start, end } => {
+                let par = || (start..end).into_par_iter();
+                level_parallel(rule, &mut values, start..end, par, &mut scratch)
             }
-            for (v, &x) in level.iter().zip(&level_values) {
-                values[v as usize] = x;
-            }
-        }
+        };
     }
     Values::from_vec(values)
+}
+
+/// Evaluates one level, given as `nodes` and (for wide levels) `par`, its parallel twin;
+/// returns its node count. `scratch` is the inline path's mex and the wide path's values.
+fn level_parallel<R, I, P>(
+    rule: &R,
+    values: &mut [u32],
+    nodes: I,
+    par: impl Fn() -> P,
+    (mex, level_values): &mut (Mex, Vec<u32>),
+) -> u64
+where
+    R: Rule,
+    I: ExactSizeIterator<Item = u32> + Clone,
+    P: IndexedParallelIterator<Item = u32>,
+{
+    let len = nodes.len();
+    if len < INLINE_LEVEL {
+        for v in nodes {
+            let x = node_value_parallel(rule, v, &|s| values[s as usize], mex);
+            values[v as usize] = x;
+        }
+    } else {
+        let value = |s: u32| values[s as usize];
+        par()
+            .with_min_len(INLINE_LEVEL / 8)
+            .map_init(Mex::new, |mex, v| node_value(rule, v, &value, mex))
+            .collect_into_vec(level_values);
+        for (v, &x) in nodes.zip(level_values.iter()) {
+            values[v as usize] = x;
+        }
+    }
+    len as u64
 }
 
 #[cfg(test)]

@@ -115,15 +115,18 @@ impl Csr {
         let mut targets = crate::io::memory::zeroed_vec(offsets[n] as usize);
         // offsets[t] serves as t's cursor: afterwards it holds t's end, which is t + 1's start,
         // so one shift restores the offsets without a second array.
-        for v in sources.clone() {
-            for &t in self.successors(v) {
-                let cursor = &mut offsets[t as usize];
-                targets[*cursor as usize] = v;
-                *cursor += 1;
+        // In ticks of sources, so the progress report costs nothing per node.
+        let tick = crate::meter::TICK as usize;
+        for chunk in sources.clone().step_by(tick) {
+            let chunk = chunk..sources.end.min(chunk.saturating_add(tick as u32));
+            for v in chunk.clone() {
+                for &t in self.successors(v) {
+                    let cursor = &mut offsets[t as usize];
+                    targets[*cursor as usize] = v;
+                    *cursor += 1;
+                }
             }
-            if (v - sources.start + 1) % crate::meter::TICK as u32 == 0 {
-                done(crate::meter::TICK);
-            }
+            done(chunk.len() as u64);
         }
         offsets.rotate_right(1);
         offsets[0] = 0;

@@ -409,8 +409,17 @@ impl<'a> ParChessReader<'a> {
 const QUERIES_PER_CHECK: usize = 1 << 12;
 
 /// The first position (query, index, both 0-based) among the queries at `starts` of
-/// `tokens` that is not below `nodes`: a parallel pass over the batch, in cache.
+/// `tokens` that is not below `nodes`.
+///
+/// Almost every batch is settled by one vectorized parallel max over its tokens (query
+/// lengths included: they are small, node counts large); only when the max reaches `nodes`
+/// are the queries walked one by one to find the first bad position, if any.
 fn first_bad_position(tokens: &[u32], starts: &[u32], nodes: u32) -> Option<(usize, usize)> {
+    let end = starts.last().map_or(0, |&s| s as usize + 1 + tokens[s as usize] as usize);
+    let max = tokens[..end].par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
+    if max.map_or(true, |m| m < nodes) {
+        return None;
+    }
     let bad_in = |first: usize, queries: &[u32]| {
         queries.iter().enumerate().find_map(|(i, &s)| {
             let m = tokens[s as usize] as usize;
