@@ -26,7 +26,7 @@ fn stages(c: &mut Criterion) {
     // costs more to start.
     let pool = rayon::ThreadPoolBuilder::new().build().unwrap();
     let bytes = input();
-    let graph = ChessReader::new(&bytes).next_graph().unwrap().unwrap();
+    let graph = ChessReader::new(&bytes).next_graph().unwrap().unwrap().into_chess().unwrap();
     let levels = order::levels(&graph, &()).unwrap();
     let values = eval::grundy(&graph, &levels, &());
 
@@ -41,7 +41,7 @@ fn stages(c: &mut Criterion) {
             while r.next_query(&mut q).unwrap() {
                 x ^= q.len();
             }
-            (g.edge_count(), x)
+            (g.total_moves(), x)
         })
     });
     group.bench_function("parallel", |b| {
@@ -53,7 +53,7 @@ fn stages(c: &mut Criterion) {
                 while let Some(batch) = r.next_queries().unwrap() {
                     x ^= batch.len();
                 }
-                (g.edge_count(), x)
+                (g.total_moves(), x)
             })
         })
     });

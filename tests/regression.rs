@@ -132,3 +132,81 @@ fn games_refuse_sizes_no_memory_could_hold() {
     let line = run(&["game", "geography"], Some(b"100000000 1\n1 2\n")).error_line();
     assert_eq!(line, "error: <stdin>:3:1: input ends where a of case 1 was expected");
 }
+
+/// Guard (issue 11, the ceiling): a case of more than `u32::MAX` edges takes 64-bit offsets.
+/// The limit is lowered through `GRUNDY_NARROW_EDGES`, so every case of more than 7 edges here
+/// goes the 64-bit way, on both readers, in both formats that have edges, and every output
+/// must be the 32-bit run's, byte for byte.
+#[test]
+fn cases_past_the_32_bit_offsets_give_the_same_answers() {
+    let dir = tempdir();
+    let mut rng = Rng::new(41);
+    let cases: Vec<Case> = (0..40)
+        .map(|_| {
+            let n = 1 + rng.below(30) as usize;
+            let degree = rng.below(5);
+            random_case(&mut rng, n, degree, 20, 4)
+        })
+        .collect();
+    let input = write_file(dir.path(), "in.txt", &write_messy(&mut rng, &cases, false));
+    let queries = write_file(dir.path(), "q.txt", b"2 0 1\n1 3\n3 2 2 2\n");
+    let edges: String = cases[0]
+        .lists
+        .iter()
+        .enumerate()
+        .flat_map(|(u, l)| l.iter().map(move |v| format!("{u} {v}\n")))
+        .collect();
+    let edges = write_file(dir.path(), "e.txt", edges.as_bytes());
+    let (i, q, e) = (input.to_str().unwrap(), queries.to_str().unwrap(), edges.to_str().unwrap());
+    let report = dir.path().join("r.csv");
+    let r = report.to_str().unwrap();
+    let nodes = cases[0].lists.len().to_string();
+    let runs: [&[&str]; 5] = [
+        &["solve", i, "--report", r],
+        &["values", i],
+        &["query", i, q],
+        &["values", e, "--format", "edges", "--nodes", &nodes],
+        &["stats", "--json", i],
+    ];
+    for threads in ["1", "2"] {
+        for args in runs {
+            let args = [&["-j", threads, "--chunk-bytes", "64"][..], args].concat();
+            let output = |limit: Option<&str>| {
+                let mut command = grundy();
+                command.args(&args);
+                if let Some(limit) = limit {
+                    command.env("GRUNDY_NARROW_EDGES", limit);
+                }
+                let out = command.output().unwrap();
+                assert_eq!(out.status.code(), Some(0), "{args:?}");
+                let report = std::fs::read(&report).unwrap_or_default();
+                (String::from_utf8(out.stdout).unwrap(), report)
+            };
+            let (narrow, narrow_report) = output(None);
+            let (wide, wide_report) = output(Some("7"));
+            if args.contains(&"stats") {
+                // Same statistics, but the offsets: the test can tell the paths apart.
+                assert!(
+                    narrow.contains("\"offset_bits\":32") && wide.contains("\"offset_bits\":64")
+                );
+                let strip = |t: &str| {
+                    let json: serde_json::Value = serde_json::from_str(t).unwrap();
+                    let cases = json["cases"].as_array().unwrap().clone();
+                    cases
+                        .into_iter()
+                        .map(|mut c| {
+                            c.as_object_mut()
+                                .unwrap()
+                                .retain(|k, _| k != "seconds" && k != "offset_bits");
+                            c
+                        })
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(strip(&narrow), strip(&wide));
+            } else {
+                assert_eq!(narrow, wide, "{args:?}");
+                assert_eq!(narrow_report, wide_report, "{args:?}");
+            }
+        }
+    }
+}

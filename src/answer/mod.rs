@@ -86,12 +86,13 @@ pub fn winning_move<'g>(
         if want >= value(p) {
             return None;
         }
+        let chess = |successors: &'g [u32]| {
+            let i = successors.iter().position(|&s| value(s) == want)?;
+            Some((p, &successors[i..=i]))
+        };
         match graph {
-            GameGraph::Chess(g) => g
-                .successors(p)
-                .iter()
-                .position(|&s| value(s) == want)
-                .map(|i| (p, &g.successors(p)[i..=i])),
+            GameGraph::Chess(g) => chess(g.successors(p)),
+            GameGraph::ChessWide(g) => chess(g.successors(p)),
             GameGraph::Sums(g) => g
                 .moves(p)
                 .map(|m| g.parts(m))

@@ -12,7 +12,7 @@ use super::Exec;
 use crate::answer::{self, Bufs};
 use crate::error::Error;
 use crate::eval::{Evaluated, StageTimes};
-use crate::graph::GameGraph;
+use crate::graph::{Deps, GameGraph};
 use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
 use crate::parse::chess::ChessReader;
@@ -124,8 +124,11 @@ impl<'a> CaseReader<'a> {
         let start = Instant::now();
         let nodes = graph.node_count() as u64;
         self.stage(case, "ordering", Unit::Nodes, nodes);
-        let deps = graph.deps();
-        let levels = self.exec.order(deps, self.meter).map_err(|cycle| Error::Cycle {
+        let levels = match graph.deps() {
+            Deps::Narrow(deps) => self.exec.order(deps, self.meter),
+            Deps::Wide(deps) => self.exec.order(deps, self.meter),
+        };
+        let levels = levels.map_err(|cycle| Error::Cycle {
             path: self.input.name().to_string(),
             case,
             cycle: cycle.0,
@@ -135,6 +138,7 @@ impl<'a> CaseReader<'a> {
         self.stage(case, "evaluating", Unit::Nodes, nodes);
         let values = match &graph {
             GameGraph::Chess(g) => self.exec.evaluate(g, &levels, self.meter),
+            GameGraph::ChessWide(g) => self.exec.evaluate(g, &levels, self.meter),
             GameGraph::Sums(g) => self.exec.evaluate(g, &levels, self.meter),
         };
         let times = StageTimes { parse, order, evaluate: start.elapsed(), queries: Duration::ZERO };
@@ -146,16 +150,15 @@ impl<'a> CaseReader<'a> {
         let sums = self.format == Format::Sums;
         match &mut self.inner {
             Inner::Sequential(r) if sums => Ok(r.next_sums_graph()?.map(GameGraph::Sums)),
-            Inner::Sequential(r) => Ok(r.next_graph()?.map(GameGraph::Chess)),
+            Inner::Sequential(r) => r.next_graph(),
             Inner::Parallel(r) if sums => Ok(r.next_sums_graph()?.map(GameGraph::Sums)),
-            Inner::Parallel(r) => Ok(r.next_graph()?.map(GameGraph::Chess)),
+            Inner::Parallel(r) => r.next_graph(),
             Inner::Edges { read: true } => Ok(None),
             Inner::Edges { read } => {
                 let Format::Edges { nodes } = self.format else { unreachable!("edges reader") };
                 *read = true;
                 let (bytes, window) = (self.input.bytes(), self.exec.chunk_bytes());
-                let graph = self.exec.read_edges(bytes, nodes, window, self.meter)?;
-                Ok(Some(GameGraph::Chess(graph)))
+                Ok(Some(self.exec.read_edges(bytes, nodes, window, self.meter)?))
             }
         }
     }

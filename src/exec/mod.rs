@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use crate::eval::Values;
-use crate::graph::{Csr, Rule};
+use crate::graph::{Csr, GameGraph, Offset, Rule};
 use crate::meter::Meter;
 use crate::order::{self, Cycle, Levels};
 use crate::parse::error::ParseError;
@@ -49,7 +49,7 @@ impl Exec {
     }
 
     /// Kahn's levels of `graph`, or the nodes of one cycle.
-    pub fn order(self, graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> {
+    pub fn order<O: Offset>(self, graph: &Csr<O>, meter: &dyn Meter) -> Result<Levels, Cycle> {
         match self {
             Exec::Sequential => order::levels(graph, meter),
             Exec::Rayon { .. } => order::levels_parallel(graph, meter),
@@ -71,7 +71,7 @@ impl Exec {
         nodes: Option<u32>,
         window: usize,
         meter: &dyn Meter,
-    ) -> Result<Csr, ParseError> {
+    ) -> Result<GameGraph, ParseError> {
         parse::edges::read(bytes, nodes, !self.is_sequential(), window, meter)
     }
 

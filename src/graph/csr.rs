@@ -1,12 +1,141 @@
 //! The game graph in compressed sparse row (CSR) form: two flat arrays, no per-node allocation.
 //!
-//! Memory: 4 bytes per node (`offsets`) plus 4 bytes per edge (`targets`). Edge indices are
-//! `u32`, so one case holds at most `u32::MAX` edges (a text file of more than 8 GB); the
-//! builder reports a larger case as an error instead of wrapping.
+//! Memory: 4 bytes per node (`offsets`) plus 4 bytes per edge (`targets`). Offsets are `u32`
+//! for a case of up to `u32::MAX` edges, the common case, and `u64` beyond ([`Offset`]): a
+//! case of more than four billion edges (a text file of more than 8 GB) costs 8 bytes per node
+//! and works on any machine with the memory, while every other case pays nothing for it.
 
-use std::ops::Range;
+use std::ops::{Add, AddAssign, Range, Sub};
 
 use super::Rule;
+
+/// The integer type of a CSR's offsets: `u32` (4 bytes per node) for every case that fits,
+/// `u64` (8 bytes per node) for one of more than `u32::MAX` edges. Readers choose it per case.
+pub trait Offset:
+    Copy
+    + Ord
+    + Default
+    + Send
+    + Sync
+    + std::fmt::Debug
+    + From<u32>
+    + Into<u64>
+    + TryFrom<usize>
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + AddAssign
+    + 'static
+{
+    /// The offset as an index.
+    #[inline]
+    fn index(self) -> usize {
+        let x: u64 = self.into();
+        x as usize
+    }
+
+    /// `count` as an offset, if it fits.
+    #[inline]
+    fn of(count: usize) -> Option<Self> {
+        Self::try_from(count).ok()
+    }
+}
+
+impl Offset for u32 {}
+impl Offset for u64 {}
+
+/// The largest edge total a case keeps in 32-bit offsets: `u32::MAX`, or what the
+/// environment variable `GRUNDY_NARROW_EDGES` says (a test knob: the 64-bit path is tested on
+/// small files by lowering it, not with a 40 GB one). Read once.
+pub fn narrow_limit() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let set = std::env::var("GRUNDY_NARROW_EDGES").ok().and_then(|v| v.parse().ok());
+        set.map_or(u64::from(u32::MAX), |limit: u64| limit.min(u64::from(u32::MAX)))
+    })
+}
+
+/// The offsets of a chess-format case being read node by node: 32-bit while the edge total
+/// stays within [`narrow_limit`], 64-bit from the node that passes it (the offsets so far are
+/// widened once). Readers push one total per node and take the graph at the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OffsetsBuilder {
+    /// Every total so far fits.
+    Narrow {
+        /// The offsets, starting with 0.
+        offsets: Vec<u32>,
+        /// The largest total kept narrow.
+        limit: u64,
+    },
+    /// A total has passed the limit.
+    Wide(Vec<u64>),
+}
+
+impl OffsetsBuilder {
+    /// Offsets of a case of about `nodes` nodes (a capacity, bounded by the caller).
+    pub fn with_capacity(nodes: usize) -> OffsetsBuilder {
+        let mut offsets = Vec::with_capacity(nodes + 1);
+        offsets.push(0);
+        OffsetsBuilder::Narrow { offsets, limit: narrow_limit() }
+    }
+
+    /// The next node's list ends at edge `total`.
+    #[inline]
+    pub fn push(&mut self, total: u64) {
+        match self {
+            OffsetsBuilder::Narrow { offsets, limit } if total <= *limit => {
+                offsets.push(total as u32)
+            }
+            OffsetsBuilder::Wide(offsets) => offsets.push(total),
+            OffsetsBuilder::Narrow { .. } => self.widen(total),
+        }
+    }
+
+    /// The first total past the limit: the offsets so far become 64-bit, once per case. Kept
+    /// out of line so `push`, called once per node, stays a compare and a store.
+    #[cold]
+    #[inline(never)]
+    fn widen(&mut self, total: u64) {
+        if let OffsetsBuilder::Narrow { offsets, .. } = self {
+            let mut wide: Vec<u64> = Vec::with_capacity(offsets.capacity());
+            wide.extend(offsets.iter().map(|&o| u64::from(o)));
+            wide.push(total);
+            *self = OffsetsBuilder::Wide(wide);
+        }
+    }
+
+    /// The total so far.
+    pub fn last(&self) -> u64 {
+        match self {
+            OffsetsBuilder::Narrow { offsets, .. } => offsets.last().map_or(0, |&o| o.into()),
+            OffsetsBuilder::Wide(offsets) => offsets.last().copied().unwrap_or(0),
+        }
+    }
+
+    /// For edge `e`: its node, its 1-based index in the node's list, and the list's length.
+    pub fn locate(&self, e: usize) -> (u32, u32, u32) {
+        fn find<O: Offset>(offsets: &[O], e: usize) -> (u32, u32, u32) {
+            let node = offsets.partition_point(|&o| o.index() <= e) - 1;
+            let of = (offsets[node + 1] - offsets[node]).index() as u32;
+            (node as u32, (e - offsets[node].index()) as u32 + 1, of)
+        }
+        match self {
+            OffsetsBuilder::Narrow { offsets, .. } => find(offsets, e),
+            OffsetsBuilder::Wide(offsets) => find(offsets, e),
+        }
+    }
+
+    /// The graph of these offsets and `targets`, whose invariants the reader established.
+    pub fn into_graph(self, targets: Vec<u32>) -> super::GameGraph {
+        match self {
+            OffsetsBuilder::Narrow { offsets, .. } => {
+                super::GameGraph::Chess(Csr::from_checked_parts(offsets, targets))
+            }
+            OffsetsBuilder::Wide(offsets) => {
+                super::GameGraph::ChessWide(Csr::from_checked_parts(offsets, targets))
+            }
+        }
+    }
+}
 
 /// A directed graph in CSR form.
 ///
@@ -15,30 +144,12 @@ use super::Rule;
 /// `node_count()`. The successors of `v` are `targets[offsets[v]..offsets[v + 1]]`, in input
 /// order, duplicates kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Csr {
-    offsets: Vec<u32>,
+pub struct Csr<O: Offset = u32> {
+    offsets: Vec<O>,
     targets: Vec<u32>,
 }
 
 impl Csr {
-    /// Builds a graph from its parts, checking every invariant; `None` if one fails.
-    pub fn from_parts(offsets: Vec<u32>, targets: Vec<u32>) -> Option<Csr> {
-        let n = offsets.len().checked_sub(1)?;
-        let well_formed = offsets[0] == 0
-            && offsets.windows(2).all(|w| w[0] <= w[1])
-            && offsets[n] as usize == targets.len()
-            && targets.iter().all(|&t| (t as usize) < n);
-        well_formed.then_some(Csr { offsets, targets })
-    }
-
-    /// Builds a graph from parts whose invariants the caller has established (the parsers check
-    /// every id as they read it). Checking them again would be a serial pass over every edge;
-    /// debug builds do it anyway.
-    pub fn from_checked_parts(offsets: Vec<u32>, targets: Vec<u32>) -> Csr {
-        debug_assert!(Csr::from_parts(offsets.clone(), targets.clone()).is_some());
-        Csr { offsets, targets }
-    }
-
     /// Builds a graph from adjacency lists (for tests and small generated games).
     pub fn from_lists<L: AsRef<[u32]>>(lists: &[L]) -> Option<Csr> {
         let mut offsets = vec![0u32];
@@ -48,6 +159,26 @@ impl Csr {
             offsets.push(u32::try_from(targets.len()).ok()?);
         }
         Csr::from_parts(offsets, targets)
+    }
+}
+
+impl<O: Offset> Csr<O> {
+    /// Builds a graph from its parts, checking every invariant; `None` if one fails.
+    pub fn from_parts(offsets: Vec<O>, targets: Vec<u32>) -> Option<Csr<O>> {
+        let n = offsets.len().checked_sub(1)?;
+        let well_formed = offsets[0] == O::default()
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets[n].index() == targets.len()
+            && targets.iter().all(|&t| (t as usize) < n);
+        well_formed.then_some(Csr { offsets, targets })
+    }
+
+    /// Builds a graph from parts whose invariants the caller has established (the parsers check
+    /// every id as they read it). Checking them again would be a serial pass over every edge;
+    /// debug builds do it anyway.
+    pub fn from_checked_parts(offsets: Vec<O>, targets: Vec<u32>) -> Csr<O> {
+        debug_assert!(Csr::from_parts(offsets.clone(), targets.clone()).is_some());
+        Csr { offsets, targets }
     }
 
     /// Number of nodes.
@@ -66,23 +197,23 @@ impl Csr {
     #[inline]
     pub fn successors(&self, v: u32) -> &[u32] {
         let v = v as usize;
-        &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+        &self.targets[self.offsets[v].index()..self.offsets[v + 1].index()]
     }
 
-    /// Number of out-positions of `v`.
+    /// Number of out-positions of `v` (a node lists at most `u32::MAX`).
     #[inline]
     pub fn out_degree(&self, v: u32) -> u32 {
         let v = v as usize;
-        self.offsets[v + 1] - self.offsets[v]
+        (self.offsets[v + 1] - self.offsets[v]).index() as u32
     }
 
     /// Takes the graph apart into its offsets and targets.
-    pub fn into_parts(self) -> (Vec<u32>, Vec<u32>) {
+    pub fn into_parts(self) -> (Vec<O>, Vec<u32>) {
         (self.offsets, self.targets)
     }
 
     /// The offsets array: `node_count() + 1` entries.
-    pub fn offsets(&self) -> &[u32] {
+    pub fn offsets(&self) -> &[O] {
         &self.offsets
     }
 
@@ -93,7 +224,7 @@ impl Csr {
 
     /// The reverse graph (every edge turned around), with the same node count; predecessors
     /// are listed in increasing order of their id. Costs another 4 bytes per node and per edge.
-    pub fn reversed(&self) -> Csr {
+    pub fn reversed(&self) -> Csr<O> {
         self.reversed_from(0..self.node_count() as u32, &|_| {})
     }
 
@@ -101,18 +232,24 @@ impl Csr {
     /// every node, the nodes of `sources` that move to it, in increasing id order.
     /// 4 bytes per node of the whole graph and per edge leaving `sources`. `done(k)` hears
     /// that `k` more sources are done, every [`TICK`](crate::meter::TICK) sources or so.
-    pub fn reversed_from(&self, sources: std::ops::Range<u32>, done: &(dyn Fn(u64) + Sync)) -> Csr {
+    pub fn reversed_from(
+        &self,
+        sources: std::ops::Range<u32>,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Csr<O> {
         let n = self.node_count();
-        let mut offsets = vec![0u32; n + 1];
+        let one = O::from(1);
+        let mut offsets = vec![O::default(); n + 1];
         for v in sources.clone() {
             for &t in self.successors(v) {
-                offsets[t as usize + 1] += 1;
+                offsets[t as usize + 1] += one;
             }
         }
         for i in 0..n {
-            offsets[i + 1] += offsets[i];
+            let before = offsets[i];
+            offsets[i + 1] += before;
         }
-        let mut targets = crate::io::memory::zeroed_vec(offsets[n] as usize);
+        let mut targets = crate::io::memory::zeroed_vec(offsets[n].index());
         // offsets[t] serves as t's cursor: afterwards it holds t's end, which is t + 1's start,
         // so one shift restores the offsets without a second array.
         // In ticks of sources, so the progress report costs nothing per node.
@@ -122,19 +259,19 @@ impl Csr {
             for v in chunk.clone() {
                 for &t in self.successors(v) {
                     let cursor = &mut offsets[t as usize];
-                    targets[*cursor as usize] = v;
-                    *cursor += 1;
+                    targets[cursor.index()] = v;
+                    *cursor += one;
                 }
             }
             done(chunk.len() as u64);
         }
         offsets.rotate_right(1);
-        offsets[0] = 0;
+        offsets[0] = O::default();
         Csr { offsets, targets }
     }
 }
 
-impl Rule for Csr {
+impl<O: Offset> Rule for Csr<O> {
     fn node_count(&self) -> usize {
         Csr::node_count(self)
     }
@@ -164,12 +301,43 @@ mod tests {
 
     #[test]
     fn from_parts_checks_every_invariant() {
-        assert!(Csr::from_parts(vec![0, 1, 1], vec![1]).is_some());
-        assert!(Csr::from_parts(vec![], vec![]).is_none());
-        assert!(Csr::from_parts(vec![1, 1], vec![0]).is_none());
-        assert!(Csr::from_parts(vec![0, 2, 1], vec![0, 0]).is_none());
-        assert!(Csr::from_parts(vec![0, 1], vec![]).is_none());
-        assert!(Csr::from_parts(vec![0, 1], vec![1]).is_none());
+        assert!(Csr::<u32>::from_parts(vec![0, 1, 1], vec![1]).is_some());
+        assert!(Csr::<u32>::from_parts(vec![], vec![]).is_none());
+        assert!(Csr::<u32>::from_parts(vec![1, 1], vec![0]).is_none());
+        assert!(Csr::<u32>::from_parts(vec![0, 2, 1], vec![0, 0]).is_none());
+        assert!(Csr::<u32>::from_parts(vec![0, 1], vec![]).is_none());
+        assert!(Csr::<u32>::from_parts(vec![0, 1], vec![1]).is_none());
+    }
+
+    #[test]
+    fn offsets_widen_at_the_limit_and_keep_every_total() {
+        let mut offsets = OffsetsBuilder::Narrow { offsets: vec![0], limit: 5 };
+        for total in [2, 5] {
+            offsets.push(total);
+        }
+        assert!(matches!(offsets, OffsetsBuilder::Narrow { .. }));
+        offsets.push(6);
+        offsets.push(9);
+        assert_eq!(offsets, OffsetsBuilder::Wide(vec![0, 2, 5, 6, 9]));
+        assert_eq!(
+            (offsets.last(), offsets.locate(5), offsets.locate(8)),
+            (9, (2, 1, 1), (3, 3, 3))
+        );
+        let targets = vec![1, 2, 2, 3, 3, 3, 0, 0, 0];
+        match offsets.into_graph(targets) {
+            crate::graph::GameGraph::ChessWide(g) => {
+                assert_eq!(
+                    (g.node_count(), g.successors(3), g.out_degree(1)),
+                    (4, &[0, 0, 0][..], 3)
+                );
+                let reverse = g.reversed();
+                assert_eq!(
+                    (reverse.successors(3), reverse.successors(0)),
+                    (&[1, 1, 2][..], &[3, 3, 3][..])
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::ops::Range;
 pub mod csr;
 pub mod sums;
 
-pub use csr::Csr;
-pub use sums::{GameGraph, SumsGraph};
+pub use csr::{narrow_limit, Csr, Offset, OffsetsBuilder};
+pub use sums::{Deps, GameGraph, SumsGraph};
 
 /// How the value of a position follows from the values of the positions its moves reach: the
 /// one thing the evaluator needs to know about a game.

@@ -130,16 +130,47 @@ impl Rule for SumsGraph {
 pub enum GameGraph {
     /// Each move leads to one position.
     Chess(Csr),
+    /// Each move leads to one position, in a case of more than `u32::MAX` edges.
+    ChessWide(Csr<u64>),
     /// Each move leads to a sum of positions.
     Sums(SumsGraph),
 }
 
+/// A game's dependency graph (node -> every position its moves reach), for Kahn's order and
+/// for in-degrees, in the offsets its case needs.
+#[derive(Debug, Clone, Copy)]
+pub enum Deps<'g> {
+    /// Up to `u32::MAX` edges.
+    Narrow(&'g Csr),
+    /// More.
+    Wide(&'g Csr<u64>),
+}
+
+impl Deps<'_> {
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        match self {
+            Deps::Narrow(g) => g.node_count(),
+            Deps::Wide(g) => g.node_count(),
+        }
+    }
+
+    /// Every edge's target, node by node.
+    pub fn targets(&self) -> &[u32] {
+        match self {
+            Deps::Narrow(g) => g.targets(),
+            Deps::Wide(g) => g.targets(),
+        }
+    }
+}
+
 impl GameGraph {
     /// The dependency graph, for Kahn's order and for in-degrees.
-    pub fn deps(&self) -> &Csr {
+    pub fn deps(&self) -> Deps<'_> {
         match self {
-            GameGraph::Chess(g) => g,
-            GameGraph::Sums(g) => g.deps(),
+            GameGraph::Chess(g) => Deps::Narrow(g),
+            GameGraph::ChessWide(g) => Deps::Wide(g),
+            GameGraph::Sums(g) => Deps::Narrow(g.deps()),
         }
     }
 
@@ -152,6 +183,7 @@ impl GameGraph {
     pub fn move_count(&self, v: u32) -> u32 {
         match self {
             GameGraph::Chess(g) => g.out_degree(v),
+            GameGraph::ChessWide(g) => g.out_degree(v),
             GameGraph::Sums(g) => g.moves(v).len() as u32,
         }
     }
@@ -160,7 +192,16 @@ impl GameGraph {
     pub fn total_moves(&self) -> usize {
         match self {
             GameGraph::Chess(g) => g.edge_count(),
+            GameGraph::ChessWide(g) => g.edge_count(),
             GameGraph::Sums(g) => g.total_moves(),
+        }
+    }
+
+    /// The chess-format graph of a case of up to `u32::MAX` edges, if this is one.
+    pub fn into_chess(self) -> Option<Csr> {
+        match self {
+            GameGraph::Chess(g) => Some(g),
+            _ => None,
         }
     }
 }

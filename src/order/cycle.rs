@@ -1,6 +1,6 @@
 //! A cycle found where Kahn's peeling got stuck: the nodes users see in the error.
 
-use crate::graph::Csr;
+use crate::graph::{Csr, Offset};
 
 /// The nodes of one cycle of a graph, in move order, starting at its smallest id: `0 -> 1 ->
 /// 0` is `Cycle(vec![0, 1])`.
@@ -10,7 +10,7 @@ pub struct Cycle(pub Vec<u32>);
 /// One cycle among the nodes peeling could not remove (`pending > 0`): each of them has an
 /// out-position that was not removed either, so following such out-positions must revisit a
 /// node. Iterative, linear in the graph's size; the cycle is rotated to start at its smallest id.
-pub(crate) fn find_cycle(graph: &Csr, pending: &[u32]) -> Cycle {
+pub(crate) fn find_cycle<O: Offset>(graph: &Csr<O>, pending: &[u32]) -> Cycle {
     const UNSEEN: u32 = u32::MAX;
     let stuck = |v: u32| pending[v as usize] > 0;
     let mut step_of = vec![UNSEEN; graph.node_count()];

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::{Cycle, Levels};
-use crate::graph::Csr;
+use crate::graph::{Csr, Offset};
 use crate::meter::{Meter, Ticker};
 
 /// Orders the nodes of `graph` by level, or returns the nodes of one cycle if it has one; the
 /// count of nodes ordered goes to `meter`.
-pub fn levels(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> {
+pub fn levels<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<Levels, Cycle> {
     let n = graph.node_count() as u32;
     let reverse = index(graph, meter, |graph, done| graph.reversed_from(0..n, done));
     peel(graph, meter, |pending, order, head, end| {
@@ -29,8 +29,8 @@ pub fn levels(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> {
 /// The peeling loop both twins share: level by level, `release_level(pending, order, head,
 /// end)` removes the edges into the level `order[head..end]` and appends the next level, in
 /// id order. Returns the levels, or a cycle when nodes are left pending.
-fn peel(
-    graph: &Csr,
+fn peel<O: Offset>(
+    graph: &Csr<O>,
     meter: &dyn Meter,
     mut release_level: impl FnMut(&mut [u32], &mut Vec<u32>, usize, usize),
 ) -> Result<Levels, Cycle> {
@@ -53,10 +53,10 @@ fn peel(
 
 /// Builds the index of predecessors with `build`, telling `meter` (phase `indexing`) how many
 /// nodes' edges are in it, then starts the phase `peeling`.
-fn index<T>(
-    graph: &Csr,
+fn index<O: Offset, T>(
+    graph: &Csr<O>,
     meter: &dyn Meter,
-    build: impl FnOnce(&Csr, &(dyn Fn(u64) + Sync)) -> T,
+    build: impl FnOnce(&Csr<O>, &(dyn Fn(u64) + Sync)) -> T,
 ) -> T {
     let n = graph.node_count() as u64;
     meter.phase("indexing", n);
@@ -68,8 +68,8 @@ fn index<T>(
 
 /// Every node's pending out-degree, and the nodes with none (the sinks, level 0) in id order,
 /// with room for all nodes.
-fn out_degrees_and_sinks(graph: &Csr) -> (Vec<u32>, Vec<u32>) {
-    let pending: Vec<u32> = graph.offsets().windows(2).map(|w| w[1] - w[0]).collect();
+fn out_degrees_and_sinks<O: Offset>(graph: &Csr<O>) -> (Vec<u32>, Vec<u32>) {
+    let pending: Vec<u32> = (0..graph.node_count() as u32).map(|v| graph.out_degree(v)).collect();
     let mut order = Vec::with_capacity(graph.node_count());
     order.extend((0..pending.len() as u32).filter(|&v| pending[v as usize] == 0));
     (pending, order)
@@ -105,7 +105,7 @@ const MAX_PARTS: usize = 4;
 /// [`INLINE_LEVEL`] nodes run inline: a chain of a million one-node levels is a pointer chase
 /// that threads cannot speed up, and the interleaved offsets keep it at one cache miss per node,
 /// as in the sequential peeling.
-pub fn levels_parallel(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> {
+pub fn levels_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<Levels, Cycle> {
     let reverse = index(graph, meter, PartedReverse::new);
     peel(graph, meter, |pending, order, head, end| {
         if end - head < INLINE_LEVEL {
@@ -142,21 +142,22 @@ pub fn levels_parallel(graph: &Csr, meter: &dyn Meter) -> Result<Levels, Cycle> 
 /// nodes' edges, with no contention. The offsets of all parts are interleaved node by node, so
 /// looking up one node in every part touches one cache line.
 ///
-/// Memory: 4 bytes per edge, 4 bytes per node and part (and as much again while building).
-struct PartedReverse {
+/// Memory: 4 bytes per edge, 4 bytes per node and part (8 for a graph of more than
+/// `u32::MAX` edges), and as much again while building.
+struct PartedReverse<O: Offset> {
     span: usize,
     /// `starts[u * parts + k]`: where `u`'s list starts in `targets[k]`; entry `n * parts + k`
     /// is part `k`'s edge count.
-    starts: Vec<u32>,
+    starts: Vec<O>,
     targets: Vec<Vec<u32>>,
 }
 
-impl PartedReverse {
-    fn new(graph: &Csr, done: &(dyn Fn(u64) + Sync)) -> PartedReverse {
+impl<O: Offset> PartedReverse<O> {
+    fn new(graph: &Csr<O>, done: &(dyn Fn(u64) + Sync)) -> PartedReverse<O> {
         let n = graph.node_count();
         let parts = rayon::current_num_threads().clamp(1, MAX_PARTS);
         let span = n.div_ceil(parts).max(1);
-        let built: Vec<Csr> = (0..n.div_ceil(span).max(1))
+        let built: Vec<Csr<O>> = (0..n.div_ceil(span).max(1))
             .into_par_iter()
             .map(|k| {
                 let sources = (k * span).min(n) as u32..((k + 1) * span).min(n) as u32;
@@ -164,7 +165,7 @@ impl PartedReverse {
             })
             .collect();
         let parts = built.len();
-        let mut starts = vec![0u32; (n + 1) * parts];
+        let mut starts = vec![O::default(); (n + 1) * parts];
         starts.par_chunks_mut(parts * 4096).enumerate().for_each(|(c, chunk)| {
             for (i, slot) in chunk.iter_mut().enumerate() {
                 let at = c * parts * 4096 + i;
@@ -183,7 +184,7 @@ impl PartedReverse {
     #[inline]
     fn preds(&self, u: u32, k: usize) -> &[u32] {
         let i = u as usize * self.parts() + k;
-        &self.targets[k][self.starts[i] as usize..self.starts[i + self.parts()] as usize]
+        &self.targets[k][self.starts[i].index()..self.starts[i + self.parts()].index()]
     }
 }
 

@@ -6,7 +6,7 @@
 //! read one at a time, so a query section of any length takes no memory.
 
 use crate::graph::sums::SumsGraph;
-use crate::graph::Csr;
+use crate::graph::{GameGraph, OffsetsBuilder};
 use crate::io::input::Input;
 use crate::meter::Meter;
 use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Queries, Total};
@@ -101,32 +101,31 @@ impl<'a> ChessReader<'a> {
     ///
     /// Capacities are capped by the bytes left, since each node and each edge takes at least
     /// one byte: a file claiming four billion nodes fails at its end, having allocated little.
-    pub fn next_graph(&mut self) -> Result<Option<Csr>, ParseError> {
+    ///
+    /// A case of more than `u32::MAX` edges gets 64-bit offsets ([`OffsetsBuilder`]).
+    pub fn next_graph(&mut self) -> Result<Option<GameGraph>, ParseError> {
         let case = self.case + 1;
         let Some(n) = self.lex.next_u32(Expected::NodeCount { case })? else {
             return Ok(None);
         };
         (self.case, self.query, self.nodes, self.at) = (case, 0, n, Queries::in_case(case));
         let cap = |count: u32, lex: &Lexer| (count as usize).min(lex.remaining() / 2 + 1);
-        let mut offsets = Vec::with_capacity(cap(n, &self.lex) + 1);
+        let mut offsets = OffsetsBuilder::with_capacity(cap(n, &self.lex));
         let mut targets: Vec<u32> = Vec::new();
-        offsets.push(0u32);
         for node in 0..n {
             self.report(node);
-            let (at, expected) = (self.lex.offset(), Expected::OutDegree { case, node });
-            let degree = self.lex.expect_u32(expected)?;
+            let degree = self.lex.expect_u32(Expected::OutDegree { case, node })?;
             targets.reserve(cap(degree, &self.lex));
             for index in 1..=degree {
                 let expected = Expected::OutPosition { case, node, index, of: degree };
                 targets.push(self.node_id(expected)?);
             }
-            let at = || self.token_after(at);
-            offsets.push(checked_total(targets.len() as u64, at, expected, Total::Edges)?);
+            offsets.push(targets.len() as u64);
         }
         // The graph's text is parsed: its pages need not stay mapped while it is evaluated.
         self.release();
         // The loop above checked every id and built the offsets.
-        Ok(Some(Csr::from_checked_parts(offsets, targets)))
+        Ok(Some(offsets.into_graph(targets)))
     }
 
     /// Starts the next case and reads its game in the sums format: node `i` is `K_i` and `K_i`
@@ -228,7 +227,7 @@ mod tests {
         let text =
             b"4\n2 1 2\n0\n1 3\n0\n1 0\n2 0 2\n0\n\n4\n1 1\n1 2\n0\n0\n2 0 1\n2 1 1\n3 0 1 3\n0\n";
         let mut r = ChessReader::new(text);
-        let g = r.next_graph().unwrap().unwrap();
+        let g = r.next_graph().unwrap().unwrap().into_chess().unwrap();
         assert_eq!((g.node_count(), g.edge_count()), (4, 3));
         assert_eq!(g.successors(0), &[1, 2]);
         let mut q = Vec::new();
@@ -238,7 +237,7 @@ mod tests {
         assert_eq!(q, vec![0, 2]);
         assert!(!r.next_query(&mut q).unwrap());
         let g = r.next_graph().unwrap().unwrap();
-        assert_eq!((r.case(), g.node_count(), g.edge_count()), (2, 4, 2));
+        assert_eq!((r.case(), g.node_count(), g.total_moves()), (2, 4, 2));
         for expected in [vec![0, 1], vec![1, 1], vec![0, 1, 3]] {
             assert!(r.next_query(&mut q).unwrap());
             assert_eq!(q, expected);

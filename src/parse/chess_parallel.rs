@@ -9,7 +9,7 @@
 use rayon::prelude::*;
 
 use crate::graph::sums::SumsGraph;
-use crate::graph::Csr;
+use crate::graph::{GameGraph, Offset, OffsetsBuilder};
 use crate::io::input::Input;
 use crate::meter::Meter;
 use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Queries, Total};
@@ -113,21 +113,20 @@ impl<'a> ParChessReader<'a> {
 
     /// Starts the next case and reads its graph; `None` at the end of the input. The queries
     /// of the previous case must have been read to their end.
-    pub fn next_graph(&mut self) -> Result<Option<Csr>, ParseError> {
+    pub fn next_graph(&mut self) -> Result<Option<GameGraph>, ParseError> {
         let Some((case, n, first_token)) = self.start_case()? else { return Ok(None) };
         // A bad out-position before the point where the walk failed is the first error.
         let offsets =
             self.walk_nodes(case, n).map_err(|e| self.bad_target(case, n).unwrap_or(e))?;
-        let section_len = 1 + n as usize + *offsets.last().unwrap_or(&0) as usize;
+        let section_len = 1 + n as usize + offsets.last() as usize;
         let mut targets = self.tokens.take(section_len);
         compact(&mut targets, &offsets);
         // A parallel max, vectorized; the offending edge is searched for only on the error path.
         let max = targets.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
         if let Some(e) = max.filter(|&m| m >= n).and_then(|_| targets.iter().position(|&t| t >= n))
         {
-            let node = offsets.partition_point(|&o| o as usize <= e) - 1;
-            let index = (e - offsets[node] as usize) as u32 + 1;
-            let of = offsets[node + 1] - offsets[node];
+            let (node, index, of) = offsets.locate(e);
+            let node = node as usize;
             let expected = Expected::OutPosition { case, node: node as u32, index, of };
             let global = first_token + 1 + node as u64 + 1 + e as u64;
             return Err(ParseError {
@@ -138,15 +137,13 @@ impl<'a> ParChessReader<'a> {
         // The graph's text is parsed: its pages need not stay mapped while it is evaluated.
         self.tokens.release();
         // Ids were checked by the parallel max above, offsets built by the walk.
-        Ok(Some(Csr::from_checked_parts(offsets, targets)))
+        Ok(Some(offsets.into_graph(targets)))
     }
 
     /// Hops over the out-degrees of `n` nodes (buffering their lists) and returns the offsets.
-    fn walk_nodes(&mut self, case: u64, n: u32) -> Result<Vec<u32>, ParseError> {
+    fn walk_nodes(&mut self, case: u64, n: u32) -> Result<OffsetsBuilder, ParseError> {
         let tokens = &mut self.tokens;
-        let cap = (n as usize).min(tokens.buf().len() + 1);
-        let mut offsets = Vec::with_capacity(cap + 1);
-        offsets.push(0u32);
+        let mut offsets = OffsetsBuilder::with_capacity((n as usize).min(tokens.buf().len() + 1));
         let mut edges: u64 = 0;
         let mut pos = 1usize;
         for node in 0..n {
@@ -162,8 +159,7 @@ impl<'a> ParChessReader<'a> {
                 return Err(tokens.missing(tokens.buf().len(), expected));
             }
             edges += u64::from(degree);
-            let expected = Expected::OutDegree { case, node };
-            offsets.push(checked_total(edges, || tokens.offset_of(pos), expected, Total::Edges)?);
+            offsets.push(edges);
             pos = end;
         }
         Ok(offsets)
@@ -437,10 +433,18 @@ fn first_bad_position(tokens: &[u32], starts: &[u32], nodes: u32) -> Option<(usi
 
 /// Turns a graph section (N, then each node's out-degree and list) into the CSR targets, in
 /// place: every target moves to a lower index, so a forward copy never overwrites unread data.
-fn compact(section: &mut Vec<u32>, offsets: &[u32]) {
+fn compact(section: &mut Vec<u32>, offsets: &OffsetsBuilder) {
+    match offsets {
+        OffsetsBuilder::Narrow { offsets, .. } => compact_lists(section, offsets),
+        OffsetsBuilder::Wide(offsets) => compact_lists(section, offsets),
+    }
+}
+
+/// [`compact`] for offsets of one width (matched once, not per node).
+fn compact_lists<O: Offset>(section: &mut Vec<u32>, offsets: &[O]) {
     let mut read = 1usize;
     for w in offsets.windows(2) {
-        let (from, to) = (w[0] as usize, w[1] as usize);
+        let (from, to) = (w[0].index(), w[1].index());
         read += 1;
         if to - from <= 4 {
             // Short lists (most, in sparse graphs) move faster without a memmove call.
@@ -452,7 +456,7 @@ fn compact(section: &mut Vec<u32>, offsets: &[u32]) {
         }
         read += to - from;
     }
-    section.truncate(*offsets.last().unwrap_or(&0) as usize);
+    section.truncate(offsets.last().map_or(0, |o| o.index()));
 }
 
 /// Turns a sums section (N, then per node its move count and per move its part count and
@@ -509,7 +513,7 @@ mod tests {
     use crate::parse::chess::ChessReader;
 
     /// Everything a reader yields, as plain data: graphs, then each case's queries.
-    type Read = Vec<(Csr, Vec<Vec<u32>>)>;
+    type Read = Vec<(GameGraph, Vec<Vec<u32>>)>;
 
     fn read_parallel(text: &[u8], chunk: usize) -> Result<Read, ParseError> {
         let mut r = ParChessReader::new(text, chunk);

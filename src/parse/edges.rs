@@ -16,9 +16,9 @@
 
 use rayon::prelude::*;
 
-use crate::graph::Csr;
+use crate::graph::{narrow_limit, Csr, GameGraph, Offset};
 use crate::meter::{Meter, Stage, Unit};
-use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Total};
+use crate::parse::error::{Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::{quote, Lexer};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
@@ -46,7 +46,7 @@ pub fn read(
     parallel: bool,
     window: usize,
     meter: &dyn Meter,
-) -> Result<Csr, ParseError> {
+) -> Result<GameGraph, ParseError> {
     meter.start(Stage { case: 1, name: "reading", unit: Unit::Bytes, total: bytes.len() as u64 });
     let mut columns = Columns::default();
     let pieces_per_window =
@@ -72,7 +72,7 @@ pub fn read(
         Some(n) => n,
         None => node_count(bytes, &columns)?,
     };
-    build(bytes, n, columns)
+    Ok(build(n, columns))
 }
 
 /// The largest id + 1, refused when it would allocate far more than the file could describe.
@@ -118,27 +118,39 @@ fn first_mention(bytes: &[u8], id: u32) -> usize {
 }
 
 /// The CSR of `n` nodes from the edge columns: a counting sort by source, stable.
-fn build(bytes: &[u8], n: u32, columns: Columns) -> Result<Csr, ParseError> {
+/// The graph of `n` nodes from the edge columns: 32-bit offsets unless there are more edges
+/// than [`narrow_limit`].
+fn build(n: u32, columns: Columns) -> GameGraph {
+    if columns.from.len() as u64 > narrow_limit() {
+        GameGraph::ChessWide(counting_sort::<u64>(n, columns))
+    } else {
+        GameGraph::Chess(counting_sort::<u32>(n, columns))
+    }
+}
+
+/// The CSR of `n` nodes from the edge columns: a counting sort by source, stable.
+fn counting_sort<O: Offset>(n: u32, columns: Columns) -> Csr<O> {
     let Columns { from, to } = columns;
-    checked_total(from.len() as u64, || bytes.len(), Expected::EdgeFrom, Total::Edges)?;
-    let mut offsets = vec![0u32; n as usize + 1];
+    let one = O::from(1);
+    let mut offsets = vec![O::default(); n as usize + 1];
     for &u in &from {
-        offsets[u as usize + 1] += 1;
+        offsets[u as usize + 1] += one;
     }
     for i in 0..n as usize {
-        offsets[i + 1] += offsets[i];
+        let before = offsets[i];
+        offsets[i + 1] += before;
     }
     let mut targets = vec![0u32; to.len()];
     // offsets[u] serves as u's cursor; afterwards it holds u's end, restored by one shift.
     for (&u, &v) in from.iter().zip(&to) {
         let cursor = &mut offsets[u as usize];
-        targets[*cursor as usize] = v;
-        *cursor += 1;
+        targets[cursor.index()] = v;
+        *cursor += one;
     }
     offsets.rotate_right(1);
-    offsets[0] = 0;
+    offsets[0] = O::default();
     // Every id was checked against `n` (given) or is at most the largest id (derived).
-    Ok(Csr::from_checked_parts(offsets, targets))
+    Csr::from_checked_parts(offsets, targets)
 }
 
 /// The offset just past the line end at or after `at` (or the end of the input).
@@ -237,10 +249,13 @@ mod tests {
     use super::*;
 
     fn both(text: &[u8], nodes: Option<u32>) -> Result<Csr, ParseError> {
-        let one = read(text, nodes, false, 1 << 20, &());
+        let read = |parallel, window| {
+            read(text, nodes, parallel, window, &()).map(|g| g.into_chess().expect("narrow"))
+        };
+        let one = read(false, 1 << 20);
         for window in [1, 2, 3, 5, 8, 64] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-            let other = pool.install(|| read(text, nodes, true, window, &()));
+            let other = pool.install(|| read(true, window));
             assert_eq!(other, one, "window {window}");
         }
         one

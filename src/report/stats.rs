@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::eval::{Evaluated, StageTimes};
+use crate::graph::{Csr, Deps, Offset};
 use crate::io::progress::human_bytes;
 
 /// Rows a text histogram shows at most; longer ones are grouped into equal ranges.
@@ -44,6 +45,9 @@ pub struct CaseStats {
     /// Out-positions that repeat an earlier one in the same node's list (parts, in the sums
     /// format): what `generate --simple` rules out.
     pub parallel_edges: u64,
+    /// Bits of the graph's offsets: 32, or 64 for a case of more than `u32::MAX` edges (the
+    /// largest of the cases, for a total).
+    pub offset_bits: u64,
     /// Largest Grundy value (0 for an empty graph).
     pub max_grundy: u64,
     /// Queries read.
@@ -136,7 +140,14 @@ impl CaseStats {
             max_out_degree: (0..n as u32).map(|v| graph.move_count(v)).max().unwrap_or(0).into(),
             mean_out_degree: if n == 0 { 0.0 } else { edges as f64 / n as f64 },
             max_in_degree: in_degree.iter().copied().max().unwrap_or(0).into(),
-            parallel_edges: parallel_edges(deps),
+            parallel_edges: match deps {
+                Deps::Narrow(g) => parallel_edges(g),
+                Deps::Wide(g) => parallel_edges(g),
+            },
+            offset_bits: match deps {
+                Deps::Narrow(_) => 32,
+                Deps::Wide(_) => 64,
+            },
             max_grundy: max_grundy.into(),
             queries: outcomes.wins + outcomes.losses,
             wins: outcomes.wins,
@@ -163,6 +174,7 @@ impl CaseStats {
             t.max_out_degree = t.max_out_degree.max(c.max_out_degree);
             t.max_in_degree = t.max_in_degree.max(c.max_in_degree);
             t.parallel_edges += c.parallel_edges;
+            t.offset_bits = t.offset_bits.max(c.offset_bits);
             t.max_grundy = t.max_grundy.max(c.max_grundy);
             t.queries += c.queries;
             t.wins += c.wins;
@@ -185,13 +197,14 @@ impl CaseStats {
         let _ = writeln!(out, "{title}");
         let n = thousands;
         let s = &self.seconds;
-        let rows: [(&str, String); 15] = [
+        let rows: [(&str, String); 16] = [
             ("nodes", n(self.nodes)),
             ("edges", n(self.edges)),
             ("mean out-degree", format!("{:.2}", self.mean_out_degree)),
             ("max out-degree", n(self.max_out_degree)),
             ("max in-degree", n(self.max_in_degree)),
             ("parallel edges", n(self.parallel_edges)),
+            ("offsets", format!("{}-bit", self.offset_bits)),
             ("sinks", n(self.sinks)),
             ("sources", n(self.sources)),
             ("levels", n(self.levels)),
@@ -277,7 +290,7 @@ fn widest(level_histogram: &[u64]) -> WidestLevel {
 /// Out-positions that repeat an earlier one of the same node. Each thread takes a range of
 /// nodes and marks targets with the node's id in a scratch of its own (4 bytes per node per
 /// thread): linear, no sorting.
-fn parallel_edges(graph: &crate::graph::Csr) -> u64 {
+fn parallel_edges<O: Offset>(graph: &Csr<O>) -> u64 {
     let n = graph.node_count();
     let threads = rayon::current_num_threads().max(1);
     let span = n.div_ceil(threads).max(1);
