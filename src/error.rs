@@ -59,9 +59,19 @@ pub enum Error {
         /// The system's reason.
         reason: String,
     },
+    /// The processes of a cluster could not be started or connected.
+    #[error("{message}")]
+    Cluster {
+        /// What went wrong, naming the process.
+        message: String,
+    },
     /// Arguments that parse but cannot be used together or at all (exit code 2).
     #[error("{0}")]
     Usage(String),
+    /// A process of a cluster ends with the run's failure, which process 0 reports (exit code
+    /// 1, nothing printed here).
+    #[error("the run failed; process 0 reports why")]
+    ReportedElsewhere,
     /// Every output of the run is a pipe whose reader has gone (`grundy solve big.txt | head`):
     /// the run stops early, quietly, with exit code 0.
     #[error("every output was closed by its reader")]

@@ -15,6 +15,9 @@
 //! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
 //! 8. [`report`]: CSV rows and statistics.
 //!
+//! With the `cluster` feature (on by default), `cluster` runs the same evaluation across
+//! processes and machines on timely-dataflow.
+//!
 //! Beside the pipeline: [`games`] (the seed problems' games as move generators on the same
 //! engine), [`generate`] (valid random inputs), [`meter`] (how the engine reports progress),
 //! [`error`] (the one-line errors users see). The command line (arguments with clap,
@@ -27,6 +30,8 @@
 #![warn(missing_docs)]
 
 pub mod answer;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod error;
 pub mod eval;
 pub mod exec;

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
     match app::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(grundy::Error::ReportedElsewhere) => ExitCode::from(1),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())

@@ -14,7 +14,7 @@ fn edge_list(rng: &mut Rng, case: &Case) -> Vec<u8> {
         .lists
         .iter()
         .enumerate()
-        .flat_map(|(u, l)| std::iter::repeat(u).take(l.len()))
+        .flat_map(|(u, l)| std::iter::repeat_n(u, l.len()))
         .collect();
     rng.shuffle(&mut sources);
     let mut next = vec![0usize; case.lists.len()];

@@ -1,6 +1,8 @@
 //! Integration tests: they drive the real `grundy` binary on files and stdin. All modules
 //! link into one test binary.
 
+#[cfg(feature = "cluster")]
+mod cluster;
 mod errors;
 mod formats;
 mod games;

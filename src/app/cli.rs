@@ -124,6 +124,25 @@ pub struct SolveArgs {
     pub output: Option<PathBuf>,
 }
 
+/// Where the processes of a cluster run (`values` so far).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ClusterArgs {
+    /// Run on N local processes (127.0.0.1, free ports): this one, which writes the output,
+    /// and N-1 it starts.
+    #[arg(long, value_name = "N", conflicts_with = "hosts")]
+    pub processes: Option<usize>,
+    /// A file of `host:port` lines, one per process of a cluster; every machine runs the same
+    /// command with its own --process (shared storage: FILE at the same path everywhere).
+    #[arg(long, value_name = "FILE", requires = "process")]
+    pub hosts: Option<PathBuf>,
+    /// This process's line in --hosts, from 0 (process 0 writes the output).
+    #[arg(long, value_name = "I", requires = "hosts")]
+    pub process: Option<usize>,
+    /// Worker threads per process of a cluster [default: 1].
+    #[arg(long, value_name = "W")]
+    pub workers: Option<usize>,
+}
+
 /// Arguments of `grundy values`.
 #[derive(Debug, clap::Args)]
 pub struct ValuesArgs {
@@ -132,6 +151,9 @@ pub struct ValuesArgs {
     /// How the input is written.
     #[command(flatten)]
     pub format: FormatArgs,
+    /// Where the processes of a cluster run.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Output CSV (written whole or not at all); default stdout. Columns:
     /// case,node,grundy,level,out_degree.
     #[arg(long, short = 'o', value_name = "CSV")]

@@ -8,6 +8,8 @@
 use grundy::error::Error;
 
 pub mod cli;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod cmd;
 pub mod config;
 

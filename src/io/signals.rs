@@ -39,7 +39,8 @@ pub fn unregister(path: &std::path::Path) {
     lock().retain(|p| p != path);
 }
 
-fn remove_all() {
+/// Removes every registered temporary file (an interrupted or lost run).
+pub fn remove_all() {
     for path in lock().drain(..) {
         let _ = std::fs::remove_file(path);
     }

@@ -413,7 +413,7 @@ const QUERIES_PER_CHECK: usize = 1 << 12;
 fn first_bad_position(tokens: &[u32], starts: &[u32], nodes: u32) -> Option<(usize, usize)> {
     let end = starts.last().map_or(0, |&s| s as usize + 1 + tokens[s as usize] as usize);
     let max = tokens[..end].par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
-    if max.map_or(true, |m| m < nodes) {
+    if max.is_none_or(|m| m < nodes) {
         return None;
     }
     let bad_in = |first: usize, queries: &[u32]| {

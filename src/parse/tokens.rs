@@ -195,7 +195,7 @@ impl<'a> TokenReader<'a> {
             .zip(self.piece_tokens.par_iter_mut())
             .map(|(&(a, b), out)| {
                 out.clear();
-                tokenize(&bytes[a..b], out).map(|at| a + at)
+                tokenize_piece(&bytes[a..b], out).map(|at| a + at)
             })
             .collect();
         if self.buf.capacity() == 0 {
@@ -259,7 +259,7 @@ pub fn cut(
 
 /// Appends the tokens of `bytes` (which starts and ends at token boundaries) to `out`; on a bad
 /// token (not all digits, or above `u32::MAX`) stops and returns its offset.
-fn tokenize(bytes: &[u8], out: &mut Vec<u32>) -> Option<usize> {
+pub(crate) fn tokenize_piece(bytes: &[u8], out: &mut Vec<u32>) -> Option<usize> {
     out.reserve(bytes.len() / 2 + 1);
     let mut i = 0;
     loop {

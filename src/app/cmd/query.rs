@@ -12,7 +12,7 @@ use crate::app::config::{self, Config};
 /// Runs `grundy query` with the user's arguments.
 pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
-    let is_stdin = |p: Option<&std::path::Path>| p.map_or(true, |p| p.as_os_str() == "-");
+    let is_stdin = |p: Option<&std::path::Path>| p.is_none_or(|p| p.as_os_str() == "-");
     if is_stdin(Some(&args.graph)) && is_stdin(args.queries.as_deref()) {
         return Err(Error::Usage(
             "GRAPH and QUERIES cannot both be read from stdin: give at least one as a file".into(),

@@ -20,17 +20,78 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
     let output = args.output.as_deref();
     crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
+    #[cfg(feature = "cluster")]
+    if let Some(place) = crate::app::cluster::place(&args.cluster)? {
+        return on_cluster(args, config, format, place);
+    }
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(output, &progress)?;
-    out.put(&Rows::header(VALUES_HEADER))?;
-    let mut reader = CaseReader::new(&input, config.exec, format, &progress);
-    while let Some(case) = reader.next_case()? {
-        write_rows(&case, config, &mut out, &progress)?;
-        reader.skip_queries()?;
-    }
+    alone(&input, config, format, &mut out, &progress)?;
     progress.finish();
     out.finish()
+}
+
+/// The rows of every case of `input`, header first, by this process alone.
+fn alone(
+    input: &Input,
+    config: &Config,
+    format: grundy::Format,
+    out: &mut Sink,
+    progress: &Progress,
+) -> Result<(), Error> {
+    out.put(&Rows::header(VALUES_HEADER))?;
+    let mut reader = CaseReader::new(input, config.exec, format, progress);
+    while let Some(case) = reader.next_case()? {
+        write_rows(&case, config, out, progress)?;
+        reader.skip_queries()?;
+    }
+    Ok(())
+}
+
+/// `values` across the processes of a cluster: process 0 writes the rows; an input error or a
+/// cycle is answered by process 0 alone, as without a cluster.
+#[cfg(feature = "cluster")]
+fn on_cluster(
+    args: &ValuesArgs,
+    config: &Config,
+    format: grundy::Format,
+    place: crate::app::cluster::Place,
+) -> Result<(), Error> {
+    use grundy::cluster::{self, Run};
+    if format != grundy::Format::Chess {
+        return Err(Error::Usage("a cluster reads the chess format only, so far".into()));
+    }
+    let input = std::sync::Arc::new(Input::open(args.file.as_deref())?);
+    let progress = Progress::new(false);
+    let mut out = if place.writes() { Some(Sink::open(args.output.as_deref())?) } else { None };
+    // The header goes out with the first rows: a run that falls back to process 0 alone has
+    // written nothing, and its sink answers the input as a run without a cluster would.
+    let mut started = false;
+    let listener = place.listener.as_ref().and_then(|l| l.try_clone().ok());
+    let run = cluster::values(std::sync::Arc::clone(&input), &place.peers, listener, |bytes| {
+        let Some(out) = out.as_mut() else { return Ok(()) };
+        if !started {
+            started = true;
+            out.put(&Rows::header(VALUES_HEADER))?;
+        }
+        out.put(bytes)
+    });
+    place.reap();
+    match (run?, out) {
+        (Run::Done, Some(mut out)) => {
+            if !started {
+                out.put(&Rows::header(VALUES_HEADER))?;
+            }
+            out.finish()
+        }
+        (Run::Done, None) => Ok(()),
+        (Run::Alone, Some(mut out)) => {
+            alone(&input, config, format, &mut out, &progress)?;
+            out.finish()
+        }
+        (Run::Alone, _) => Err(Error::ReportedElsewhere),
+    }
 }
 
 /// Writes the rows of one case, in node order.

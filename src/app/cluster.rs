@@ -1,0 +1,148 @@
+//! The command line's side of a cluster: `--processes N` starts N-1 more copies of this
+//! command on 127.0.0.1 (free ports, a hosts file of their own), `--hosts FILE --process I`
+//! names this process's place in a cluster of machines.
+
+use std::ffi::OsString;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use grundy::cluster::net::Peers;
+use grundy::error::Error;
+
+use crate::app::cli::ClusterArgs;
+
+/// This process's place in a cluster, and what it must clean up.
+pub struct Place {
+    /// The processes and this one's index.
+    pub peers: Peers,
+    /// This process's listening socket, already bound (local clusters).
+    pub listener: Option<TcpListener>,
+    /// The processes this one started (`--processes`): reaped at the end.
+    children: Vec<Child>,
+    /// The hosts file this one wrote (`--processes`).
+    _hosts: Option<tempfile::NamedTempFile>,
+}
+
+impl Place {
+    /// True for the process that writes the output.
+    pub fn writes(&self) -> bool {
+        self.peers.index == 0
+    }
+
+    /// Waits for the processes this one started.
+    pub fn reap(mut self) {
+        for child in &mut self.children {
+            let _ = child.wait();
+        }
+    }
+}
+
+/// This process's place, or `None` without cluster flags.
+pub fn place(args: &ClusterArgs) -> Result<Option<Place>, Error> {
+    let workers = args.workers.unwrap_or(1);
+    if workers == 0 {
+        return Err(Error::Usage("--workers must be at least 1".into()));
+    }
+    match (args.processes, &args.hosts, args.process) {
+        (None, None, _) if args.workers.is_some() => {
+            Err(Error::Usage("--workers applies to a cluster (--processes or --hosts)".into()))
+        }
+        (None, None, _) => Ok(None),
+        (Some(0), _, _) => Err(Error::Usage("--processes must be at least 1".into())),
+        (Some(n), _, _) => local(n, workers).map(Some),
+        (None, Some(hosts), Some(index)) => {
+            let addresses = read_hosts(hosts)?;
+            if index >= addresses.len() {
+                return Err(Error::Usage(format!(
+                    "--process {index} is not a line of {} ({} processes, 0 to {})",
+                    hosts.display(),
+                    addresses.len(),
+                    addresses.len() - 1
+                )));
+            }
+            let peers = Peers { addresses, index, workers };
+            Ok(Some(Place { peers, listener: None, children: Vec::new(), _hosts: None }))
+        }
+        (None, Some(_), None) => Err(Error::Usage("--hosts needs --process".into())),
+    }
+}
+
+/// The `host:port` lines of `path` (blank lines and `#` comments skipped).
+fn read_hosts(path: &Path) -> Result<Vec<String>, Error> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(&name, "cannot read", e))?;
+    let hosts: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    if let Some((i, bad)) = hosts.iter().enumerate().find(|(_, h)| !h.contains(':')) {
+        return Err(Error::Usage(format!("{name}: host {i} is {bad:?}, expected host:port")));
+    }
+    if hosts.is_empty() {
+        return Err(Error::Usage(format!("{name}: no host:port line")));
+    }
+    Ok(hosts)
+}
+
+/// Starts `n - 1` more copies of this command on 127.0.0.1 and returns process 0's place.
+fn local(n: usize, workers: usize) -> Result<Place, Error> {
+    let failed = |what: &str, e: std::io::Error| Error::Cluster { message: format!("{what}: {e}") };
+    // Free ports: bound here, the others' released just before their processes bind them.
+    let mut listeners = Vec::with_capacity(n);
+    for _ in 0..n {
+        listeners.push(TcpListener::bind("127.0.0.1:0").map_err(|e| failed("cannot listen", e))?);
+    }
+    let addresses: Vec<String> = listeners
+        .iter()
+        .map(|l| l.local_addr().map(|a| a.to_string()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| failed("cannot listen", e))?;
+    let mut hosts = tempfile::Builder::new()
+        .prefix("grundy-hosts-")
+        .tempfile()
+        .map_err(|e| failed("cannot write the hosts file", e))?;
+    std::io::Write::write_all(&mut hosts, (addresses.join("\n") + "\n").as_bytes())
+        .map_err(|e| failed("cannot write the hosts file", e))?;
+    let mut listeners = listeners.into_iter();
+    let own = listeners.next();
+    drop(listeners);
+    let exe = std::env::current_exe().map_err(|e| failed("cannot find this program", e))?;
+    let args = without_processes(std::env::args_os().skip(1));
+    let mut children = Vec::with_capacity(n - 1);
+    for k in 1..n {
+        let child = Command::new(&exe)
+            .args(&args)
+            .arg("--hosts")
+            .arg(hosts.path())
+            .arg("--process")
+            .arg(k.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| failed("cannot start a process", e))?;
+        children.push(child);
+    }
+    let peers = Peers { addresses, index: 0, workers };
+    Ok(Place { peers, listener: own, children, _hosts: Some(hosts) })
+}
+
+/// The command line without `--processes N` (or `--processes=N`).
+fn without_processes(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for arg in args {
+        if skip {
+            skip = false;
+            continue;
+        }
+        match arg.to_str() {
+            Some("--processes") => skip = true,
+            Some(a) if a.starts_with("--processes=") => {}
+            _ => out.push(arg),
+        }
+    }
+    out
+}

@@ -1,0 +1,335 @@
+//! Reading one worker's share of a chess-format file.
+//!
+//! Worker `w` of `P` takes the tokens that start in the byte range `[wS/P, (w+1)S/P)` and
+//! tokenizes only those (4 bytes per token, about `1/P` of the file). Which token is an
+//! out-degree depends on everything before, so a small [`Entry`] state (the case, where in it,
+//! and how many of this range's first tokens still belong to the previous worker's record)
+//! passes from worker to worker; each walk only hops over record headers. A record (a node's
+//! list, a query) belongs to the worker in whose range it starts, which reads past its range
+//! end with the sequential scanner to finish it. So worker `w` owns the nodes whose records
+//! start in its range: one interval of global node ids (cases numbered in file order, a node's
+//! global id is the node counts of earlier cases plus its own id).
+//!
+//! Errors are only noticed here, never described: a run with any input error is answered by
+//! process 0 alone with the single-process reader, so its message and the answers before it
+//! are exactly the single-process ones.
+
+use serde::{Deserialize, Serialize};
+
+use crate::parse::lexer::{is_space, Lexer};
+
+/// Where the walk stands at the start of a range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// 1-based number of the current case (0 before the first).
+    pub case: u64,
+    /// Global id of node 0 of the current case.
+    pub base: u64,
+    /// Node count of the current case.
+    pub nodes: u32,
+    /// What the next record is.
+    pub next: Next,
+    /// Tokens at the start of the range that belong to a record the previous worker read.
+    pub skip: u64,
+}
+
+/// The next record the walk expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Next {
+    /// A node count opening a case.
+    Case,
+    /// The out-degree of this node of the current case.
+    Node(u32),
+    /// The length of this query (1-based) of the current case.
+    Query(u64),
+}
+
+impl Entry {
+    /// The state at the start of the input.
+    pub fn start() -> Entry {
+        Entry { case: 0, base: 0, nodes: 0, next: Next::Case, skip: 0 }
+    }
+}
+
+/// A case whose header lies in a worker's range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseHead {
+    /// 1-based case number.
+    pub case: u64,
+    /// Node count.
+    pub nodes: u32,
+    /// Global id of its node 0.
+    pub base: u64,
+}
+
+/// One worker's share of the input: its nodes (with their out-positions as global ids), the
+/// queries that start in its range, and the cases that open in it.
+#[derive(Debug, Default)]
+pub struct Shard {
+    /// Global id of the first node this worker owns.
+    pub first: u64,
+    /// `targets[offsets[i]..offsets[i + 1]]` are the out-positions of node `first + i`.
+    pub offsets: Vec<u64>,
+    /// Out-positions, as global ids.
+    pub targets: Vec<u64>,
+    /// Cases whose node count lies in the range.
+    pub cases: Vec<CaseHead>,
+    /// The queries: case, number within the case, and positions (global ids) of query `i`
+    /// are `query_case[i]`, `query_number[i]`, `positions[starts[i]..starts[i + 1]]`.
+    pub query_case: Vec<u64>,
+    /// See `query_case`.
+    pub query_number: Vec<u64>,
+    /// See `query_case`.
+    pub starts: Vec<u64>,
+    /// See `query_case`.
+    pub positions: Vec<u64>,
+    /// True when something in or after the range is not a valid input (found only; process 0
+    /// describes it).
+    pub error: bool,
+}
+
+impl Shard {
+    /// Number of nodes owned.
+    pub fn nodes(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Number of queries.
+    pub fn queries(&self) -> usize {
+        self.query_case.len()
+    }
+
+    /// The out-positions of owned node `i` (0-based within the shard).
+    pub fn successors(&self, i: usize) -> &[u64] {
+        &self.targets[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+/// The byte range of worker `w` of `peers`: the tokens that start in `[wS/P, (w+1)S/P)`.
+pub fn range(bytes: &[u8], w: usize, peers: usize) -> (usize, usize) {
+    let cut = |k: usize| (bytes.len() as u128 * k as u128 / peers as u128) as usize;
+    let token_start = |at: usize| {
+        // A token that starts before `at` belongs to the earlier range: skip its rest.
+        let mut i = at;
+        if i > 0 && i < bytes.len() && !is_space(bytes[i - 1]) {
+            while i < bytes.len() && !is_space(bytes[i]) {
+                i += 1;
+            }
+        }
+        i
+    };
+    (token_start(cut(w)), token_start(cut(w + 1)))
+}
+
+/// The tokens of `bytes[start..end]` (which start and end at token boundaries), and whether a
+/// bad token stopped the tokenizing.
+pub fn tokenize(bytes: &[u8], start: usize, end: usize) -> (Vec<u32>, bool) {
+    let mut tokens = Vec::new();
+    let bad = crate::parse::tokens::tokenize_piece(&bytes[start..end], &mut tokens).is_some();
+    (tokens, bad)
+}
+
+/// Walks this worker's `tokens` (those of `bytes[..end]` from the range start) from `entry`,
+/// reading past `end` to finish a record that starts before it, and returns the shard and the
+/// state the next worker starts from. `last` says this is the last range (the input ends).
+pub fn walk(bytes: &[u8], end: usize, tokens: &[u32], entry: Entry, last: bool) -> (Shard, Entry) {
+    let mut shard = Shard::default();
+    let mut state = entry;
+    if entry.skip >= tokens.len() as u64 {
+        // The whole range belongs to an earlier worker's record.
+        state.skip = entry.skip - tokens.len() as u64;
+        finish(&mut shard, state, last);
+        return (shard, state);
+    }
+    let mut k = entry.skip as usize;
+    state.skip = 0;
+    let mut beyond = Beyond { lex: Lexer::at(bytes, end), read: 0 };
+    let mut owned_first = None;
+    shard.offsets.push(0);
+    shard.starts.push(0);
+    while k < tokens.len() {
+        let header = u64::from(tokens[k]);
+        k += 1;
+        match state.next {
+            Next::Case => {
+                state.base += u64::from(state.nodes);
+                state.case += 1;
+                state.nodes = header as u32;
+                shard.cases.push(CaseHead {
+                    case: state.case,
+                    nodes: state.nodes,
+                    base: state.base,
+                });
+                state.next = if state.nodes == 0 { Next::Query(1) } else { Node(0) };
+            }
+            Next::Node(i) => {
+                let gid = state.base + u64::from(i);
+                owned_first.get_or_insert(gid);
+                let nodes = u64::from(state.nodes);
+                if !list(tokens, &mut k, header, &mut beyond, |t| {
+                    shard.targets.push(state.base + t);
+                    t < nodes
+                }) {
+                    shard.error = true;
+                }
+                shard.offsets.push(shard.targets.len() as u64);
+                state.next = if i + 1 == state.nodes { Next::Query(1) } else { Node(i + 1) };
+            }
+            Next::Query(q) => {
+                if header == 0 {
+                    state.next = Next::Case;
+                    continue;
+                }
+                let nodes = u64::from(state.nodes);
+                if !list(tokens, &mut k, header, &mut beyond, |t| {
+                    shard.positions.push(state.base + t);
+                    t < nodes
+                }) {
+                    shard.error = true;
+                }
+                shard.query_case.push(state.case);
+                shard.query_number.push(q);
+                shard.starts.push(shard.positions.len() as u64);
+                state.next = Next::Query(q + 1);
+            }
+        }
+        if shard.error {
+            break;
+        }
+    }
+    state.skip = beyond.read;
+    shard.first = owned_first.unwrap_or(state.base + next_node(&state));
+    finish(&mut shard, state, last);
+    (shard, state)
+}
+
+use Next::Node;
+
+/// The global id the next node record would have (where an empty shard sits).
+fn next_node(state: &Entry) -> u64 {
+    match state.next {
+        Next::Node(i) => u64::from(i),
+        _ => u64::from(state.nodes),
+    }
+}
+
+/// At the end of the input, a case must not stop in the middle of its graph.
+fn finish(shard: &mut Shard, state: Entry, last: bool) {
+    if shard.offsets.is_empty() {
+        shard.offsets.push(0);
+        shard.starts.push(0);
+        shard.first = state.base + next_node(&state);
+    }
+    if last && (matches!(state.next, Next::Node(_)) || state.skip > 0) {
+        shard.error = true;
+    }
+}
+
+/// Tokens read past the range end, by the sequential scanner.
+struct Beyond<'a> {
+    lex: Lexer<'a>,
+    read: u64,
+}
+
+/// Reads a list of `len` ids from `tokens[*k..]`, then past the range end; `keep(id)` stores
+/// each and says whether it is in range. False on a bad token, an id out of range, or the end
+/// of the input.
+fn list(
+    tokens: &[u32],
+    k: &mut usize,
+    len: u64,
+    beyond: &mut Beyond,
+    mut keep: impl FnMut(u64) -> bool,
+) -> bool {
+    let here = (len as usize).min(tokens.len() - *k);
+    let mut fine = true;
+    for &t in &tokens[*k..*k + here] {
+        fine &= keep(u64::from(t));
+    }
+    *k += here;
+    for _ in here as u64..len {
+        let expected = crate::parse::error::Expected::NodeCount { case: 0 };
+        match beyond.lex.next_u32(expected) {
+            Ok(Some(t)) => {
+                beyond.read += 1;
+                fine &= keep(u64::from(t));
+            }
+            _ => return false,
+        }
+    }
+    fine
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every worker's shard of `text` for `peers` workers, walked in order.
+    fn shards(text: &[u8], peers: usize) -> Vec<Shard> {
+        let mut entry = Entry::start();
+        (0..peers)
+            .map(|w| {
+                let (start, end) = range(text, w, peers);
+                let (tokens, bad) = tokenize(text, start, end);
+                let (mut shard, exit) = walk(text, end, &tokens, entry, w + 1 == peers);
+                shard.error |= bad;
+                entry = exit;
+                shard
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shards_together_hold_every_node_and_query_once() {
+        let text =
+            b"4\n2 1 2\n0\n1 3\n0\n1 0\n2 0 2\n0\n\n4\n1 1\n1 2\n0\n0\n2 0 1\n2 1 1\n3 0 1 3\n0\n";
+        for peers in 1..text.len() {
+            let all = shards(text, peers);
+            assert!(all.iter().all(|s| !s.error), "{peers} workers");
+            let mut lists = Vec::new();
+            let mut firsts = Vec::new();
+            for s in &all {
+                firsts.push((s.first, s.nodes()));
+                lists.extend((0..s.nodes()).map(|i| s.successors(i).to_vec()));
+            }
+            assert_eq!(
+                lists,
+                vec![vec![1, 2], vec![], vec![3], vec![], vec![5], vec![6], vec![], vec![]]
+            );
+            // The owned intervals tile 0..8 in order.
+            let mut next = 0;
+            for (first, n) in firsts.into_iter().filter(|&(_, n)| n > 0) {
+                assert_eq!(first, next, "{peers} workers");
+                next += n as u64;
+            }
+            assert_eq!(next, 8);
+            let queries: Vec<(u64, u64, Vec<u64>)> = all
+                .iter()
+                .flat_map(|s| {
+                    (0..s.queries()).map(move |i| {
+                        let p =
+                            s.positions[s.starts[i] as usize..s.starts[i + 1] as usize].to_vec();
+                        (s.query_case[i], s.query_number[i], p)
+                    })
+                })
+                .collect();
+            let expected = vec![
+                (1, 1, vec![0]),
+                (1, 2, vec![0, 2]),
+                (2, 1, vec![4, 5]),
+                (2, 2, vec![5, 5]),
+                (2, 3, vec![4, 5, 7]),
+            ];
+            assert_eq!(queries, expected, "{peers} workers");
+        }
+    }
+
+    #[test]
+    fn bad_inputs_are_noticed_whatever_the_cut() {
+        for text in [&b"2\n1 5\n0\n"[..], b"2\n1 1\n", b"2 1 x 0", b"1 0 1 7"] {
+            for peers in 1..text.len() + 2 {
+                assert!(shards(text, peers).iter().any(|s| s.error), "{text:?} {peers}");
+            }
+        }
+    }
+}

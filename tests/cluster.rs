@@ -1,0 +1,167 @@
+//! The cluster backend on loopback: the same bytes as one process, whatever the number of
+//! processes and workers, in both forms (`--processes N`, and `--hosts` with processes started
+//! by hand); input errors answered as one process answers them; a lost process ends the run.
+
+use std::net::TcpListener;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::util::*;
+
+/// Inputs of the shapes the issue names: multi-case with messy whitespace, many tiny cases, a
+/// chain, a tournament.
+fn inputs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut rng = Rng::new(77);
+    let cases: Vec<Case> = (0..12)
+        .map(|_| {
+            let n = 1 + rng.below(300) as usize;
+            let degree = rng.below(6);
+            random_case(&mut rng, n, degree, 30, 5)
+        })
+        .collect();
+    let tiny: Vec<Case> = (0..200)
+        .map(|_| {
+            let n = 1 + rng.below(4) as usize;
+            random_case(&mut rng, n, 2, 2, 2)
+        })
+        .collect();
+    let generated = |name: &str, args: &[&str]| {
+        let path = dir.join(name);
+        let mut all = vec!["generate", "-o", path.to_str().unwrap()];
+        all.extend_from_slice(args);
+        run(&all, None).ok();
+        path
+    };
+    vec![
+        write_file(dir, "messy.txt", &write_messy(&mut rng, &cases, true)),
+        write_file(dir, "tiny.txt", &write_messy(&mut rng, &tiny, false)),
+        generated("chain.txt", &["-n", "3000", "--shape", "chain", "-q", "10"]),
+        generated("tournament.txt", &["-n", "300", "--shape", "tournament", "-q", "10"]),
+        generated("random.txt", &["-n", "50000", "--edges", "300000", "-q", "10", "--cases", "3"]),
+    ]
+}
+
+#[test]
+fn values_on_a_local_cluster_are_the_single_process_bytes() {
+    let dir = tempdir();
+    for input in inputs(dir.path()) {
+        let file = input.to_str().unwrap();
+        let expected = run(&["values", file], None).ok();
+        for (processes, workers) in [("2", "1"), ("3", "1"), ("2", "2")] {
+            let args = ["values", file, "--processes", processes, "--workers", workers];
+            assert!(run(&args, None).ok() == expected, "{file} {processes} x {workers}");
+        }
+    }
+}
+
+/// Two free ports on the loopback.
+fn free_addresses(n: usize) -> Vec<String> {
+    let listeners: Vec<TcpListener> =
+        (0..n).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect()
+}
+
+#[test]
+fn values_with_hosts_and_processes_started_by_hand() {
+    let dir = tempdir();
+    let input = &inputs(dir.path())[0];
+    let file = input.to_str().unwrap();
+    let expected = run(&["values", file], None).ok();
+    let hosts = write_file(dir.path(), "hosts", (free_addresses(2).join("\n") + "\n").as_bytes());
+    let hosts = hosts.to_str().unwrap();
+    let other = grundy()
+        .args(["values", file, "--hosts", hosts, "--process", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let zero = run(&["values", file, "--hosts", hosts, "--process", "0"], None);
+    let other = other.wait_with_output().unwrap();
+    assert_eq!(zero.ok(), expected);
+    assert_eq!(other.status.code(), Some(0));
+    assert!(other.stdout.is_empty(), "only process 0 writes");
+}
+
+#[test]
+fn input_errors_and_cycles_are_answered_as_one_process_answers_them() {
+    let dir = tempdir();
+    let bad = write_file(dir.path(), "bad.txt", b"2\n1 1\n0\n1 0\n0\n3\n1 7\n0\n0\n");
+    let cycle = write_file(dir.path(), "cycle.txt", b"1\n0\n1 0\n0\n3\n1 1\n1 2\n1 0\n1 0\n0\n");
+    let end = write_file(dir.path(), "end.txt", b"2\n1 1\n0\n1 0\n0\n3\n2 1");
+    for input in [&bad, &cycle, &end] {
+        let file = input.to_str().unwrap();
+        let alone = run(&["values", file], None);
+        let cluster = run(&["values", file, "--processes", "3"], None);
+        assert_eq!(alone.code, 1);
+        assert_eq!(
+            (cluster.code, &cluster.stdout, &cluster.stderr),
+            (alone.code, &alone.stdout, &alone.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_lost_process_ends_the_others_with_no_output_file() {
+    let dir = tempdir();
+    let big = dir.path().join("big.txt");
+    let out = dir.path().join("v.csv");
+    let b = big.to_str().unwrap();
+    run(&["generate", "-n", "1000000", "--edges", "6000000", "-q", "0", "-o", b], None).ok();
+    let hosts = write_file(dir.path(), "hosts", (free_addresses(2).join("\n") + "\n").as_bytes());
+    let hosts = hosts.to_str().unwrap();
+    let mut other = grundy()
+        .args(["values", b, "--hosts", hosts, "--process", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let zero = grundy()
+        .args(["values", b, "--hosts", hosts, "--process", "0", "-o", out.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    other.kill().unwrap();
+    let killed = Instant::now();
+    let zero = zero.wait_with_output().unwrap();
+    let _ = other.wait();
+    assert!(killed.elapsed() < Duration::from_secs(10), "ended within 10 s");
+    let stderr = String::from_utf8_lossy(&zero.stderr);
+    assert_eq!(zero.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: lost process 1 (127.0.0.1:"), "{stderr}");
+    assert!(!out.exists(), "no output file");
+    let names: Vec<_> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
+}
+
+#[test]
+fn cluster_flags_are_checked() {
+    let sample = repo_path("data/chess-sample.txt");
+    let file = sample.to_str().unwrap();
+    for (args, words) in [
+        (&["values", file, "--processes", "0"][..], "--processes must be at least 1"),
+        (&["values", file, "--workers", "2"][..], "--workers applies to a cluster"),
+        (&["values", file, "--processes", "2", "--format", "sums"][..], "chess format only"),
+    ] {
+        let run = run(args, None);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(words), "{}", run.stderr);
+    }
+    // An unreachable peer is an error after the deadline, not an endless wait: a hosts file
+    // naming a port nobody listens on, the deadline shortened to 2 s.
+    let dir = tempdir();
+    let hosts = write_file(dir.path(), "hosts", (free_addresses(2).join("\n") + "\n").as_bytes());
+    let started = Instant::now();
+    let out = grundy()
+        .args(["values", file, "--hosts", hosts.to_str().unwrap(), "--process", "1"])
+        .env("GRUNDY_CONNECT_SECONDS", "2")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("error: cannot reach process 0 (127.0.0.1:"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
