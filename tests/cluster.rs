@@ -54,6 +54,79 @@ fn values_on_a_local_cluster_are_the_single_process_bytes() {
     }
 }
 
+#[test]
+fn solve_and_query_on_a_local_cluster_are_the_single_process_bytes() {
+    let dir = tempdir();
+    let report = dir.path().join("report.csv");
+    let report = report.to_str().unwrap();
+    let mut rng = Rng::new(78);
+    for input in inputs(dir.path()) {
+        let file = input.to_str().unwrap();
+        let lines = run(&["solve", file, "--report", report], None).ok();
+        let rows = std::fs::read(report).unwrap();
+        // Queries on the first graph: its node count is the first token.
+        let text = std::fs::read_to_string(&input).unwrap();
+        let nodes: u64 = text.split_whitespace().next().unwrap().parse().unwrap();
+        let queries: String = (0..40)
+            .map(|_| {
+                let m = 1 + rng.below(5);
+                let tokens: Vec<String> = (0..m).map(|_| rng.below(nodes).to_string()).collect();
+                format!("{m}  {}\n", tokens.join(" "))
+            })
+            .collect();
+        let queries = write_file(dir.path(), "queries.txt", (queries + "0\n").as_bytes());
+        let q = queries.to_str().unwrap();
+        let csv = run(&["query", file, q], None).ok();
+        for (processes, workers) in [("2", "1"), ("3", "2")] {
+            let cluster = ["--processes", processes, "--workers", workers];
+            let solve = [&["solve", file, "--report", report][..], &cluster].concat();
+            std::fs::remove_file(report).unwrap();
+            assert!(run(&solve, None).ok() == lines, "{file} {processes} x {workers}");
+            assert!(std::fs::read(report).unwrap() == rows, "report of {file}");
+            let query = [&["query", file, q][..], &cluster].concat();
+            assert!(run(&query, None).ok() == csv, "query {file} {processes} x {workers}");
+        }
+    }
+}
+
+#[test]
+fn bad_queries_are_answered_as_one_process_answers_them() {
+    let dir = tempdir();
+    let graph = write_file(dir.path(), "graph.txt", b"3\n1 1\n1 2\n0\n1 0\n0\n");
+    let graph = graph.to_str().unwrap();
+    for (k, queries) in [
+        &b"1 0\n2 1 2\n0\n"[..],
+        b"1 0\n2 1 2\n",
+        b"1 0\n2 1 2\n0\n1 1\n",
+        b"1 0\n2 1 3\n0\n",
+        b"1 0\n2 1 x\n0\n",
+        b"1 0\n3 1 2",
+        b"",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let queries = write_file(dir.path(), &format!("q{k}.txt"), queries);
+        let q = queries.to_str().unwrap();
+        let alone = run(&["query", graph, q], None);
+        let cluster = run(&["query", graph, q, "--processes", "3"], None);
+        assert_eq!(
+            (cluster.code, &cluster.stdout, &cluster.stderr),
+            (alone.code, &alone.stdout, &alone.stderr),
+            "queries {k}"
+        );
+    }
+    let solve = write_file(dir.path(), "solve.txt", b"2\n1 1\n0\n2 0 1\n1 2\n0\n");
+    let file = solve.to_str().unwrap();
+    let alone = run(&["solve", file], None);
+    let cluster = run(&["solve", file, "--processes", "2"], None);
+    assert_eq!(alone.code, 1);
+    assert_eq!(
+        (cluster.code, cluster.stdout, cluster.stderr),
+        (alone.code, alone.stdout, alone.stderr)
+    );
+}
+
 /// Two free ports on the loopback.
 fn free_addresses(n: usize) -> Vec<String> {
     let listeners: Vec<TcpListener> =
@@ -145,6 +218,8 @@ fn cluster_flags_are_checked() {
         (&["values", file, "--processes", "0"][..], "--processes must be at least 1"),
         (&["values", file, "--workers", "2"][..], "--workers applies to a cluster"),
         (&["values", file, "--processes", "2", "--format", "sums"][..], "chess format only"),
+        (&["solve", "--processes", "2"][..], "give it as a file, not stdin"),
+        (&["query", file, "--processes", "2"][..], "QUERIES in every process"),
     ] {
         let run = run(args, None);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);

@@ -10,12 +10,8 @@ use crate::util::*;
 fn edge_list(rng: &mut Rng, case: &Case) -> Vec<u8> {
     // Sources in a random interleaving; each takes its out-positions in order, since the CSR
     // lists a node's out-positions in input order.
-    let mut sources: Vec<usize> = case
-        .lists
-        .iter()
-        .enumerate()
-        .flat_map(|(u, l)| std::iter::repeat_n(u, l.len()))
-        .collect();
+    let mut sources: Vec<usize> =
+        case.lists.iter().enumerate().flat_map(|(u, l)| std::iter::repeat_n(u, l.len())).collect();
     rng.shuffle(&mut sources);
     let mut next = vec![0usize; case.lists.len()];
     let edges = sources.into_iter().map(|u| {

@@ -119,12 +119,15 @@ pub struct SolveArgs {
     /// case,query,positions,nim_sum,result,move_from,move_to.
     #[arg(long, value_name = "CSV")]
     pub report: Option<PathBuf>,
+    /// Where the processes of a cluster run.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Output file for the WIN/LOSE lines (written whole or not at all); default stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
-/// Where the processes of a cluster run (`values` so far).
+/// Where the processes of a cluster run (`values`, `solve`, `query`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ClusterArgs {
     /// Run on N local processes (127.0.0.1, free ports): this one, which writes the output,
@@ -170,6 +173,9 @@ pub struct QueryArgs {
     /// How the input is written.
     #[command(flatten)]
     pub format: FormatArgs,
+    /// Where the processes of a cluster run.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Output CSV (written whole or not at all); default stdout. Columns:
     /// query,positions,nim_sum,result,move_from,move_to.
     #[arg(long, short = 'o', value_name = "CSV")]

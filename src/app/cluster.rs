@@ -8,7 +8,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use grundy::cluster::net::Peers;
+use grundy::cluster::{Job, Run};
 use grundy::error::Error;
+use grundy::io::sink::Sink;
 
 use crate::app::cli::ClusterArgs;
 
@@ -65,6 +67,83 @@ pub fn place(args: &ClusterArgs) -> Result<Option<Place>, Error> {
             Ok(Some(Place { peers, listener: None, children: Vec::new(), _hosts: None }))
         }
         (None, Some(_), None) => Err(Error::Usage("--hosts needs --process".into())),
+    }
+}
+
+/// Refuses formats a cluster cannot read yet.
+pub fn chess_only(format: grundy::Format) -> Result<(), Error> {
+    if format == grundy::Format::Chess {
+        Ok(())
+    } else {
+        Err(Error::Usage("a cluster reads the chess format only, so far".into()))
+    }
+}
+
+/// Refuses inputs a cluster cannot read: every process opens the same files itself, so each
+/// must be named (and reachable at that name on every machine), not stdin.
+pub fn named_inputs(inputs: &[(&str, Option<&Path>)]) -> Result<(), Error> {
+    match inputs.iter().find(|(_, p)| p.is_none_or(|p| p.as_os_str() == "-")) {
+        Some((what, _)) => Err(Error::Usage(format!(
+            "a cluster reads {what} in every process: give it as a file, not stdin"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// One output of a cluster run, on process 0: its sink and the header it opens with.
+pub struct Stream {
+    sink: Sink,
+    header: Vec<u8>,
+    started: bool,
+}
+
+impl Stream {
+    /// An output that opens with `header` (empty for none).
+    pub fn new(sink: Sink, header: Vec<u8>) -> Stream {
+        Stream { sink, header, started: false }
+    }
+
+    /// Writes the header before the first bytes: a run that falls back to process 0 alone has
+    /// written nothing, so its sinks answer the input as a run without a cluster would.
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        if !self.started {
+            self.started = true;
+            self.sink.put(&self.header)?;
+        }
+        self.sink.put(bytes)
+    }
+}
+
+/// Runs `job` on the cluster. Process 0 writes stream `k` to `streams[k]` (the others pass
+/// none) and finishes them; if the input has an error or a cycle, process 0 answers it with
+/// `alone` on the same, still empty, sinks, and the others exit with code 1.
+pub fn drive(
+    place: Place,
+    job: Job,
+    streams: Vec<Stream>,
+    alone: impl FnOnce(&mut [Sink]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let writes = place.writes();
+    let listener = place.listener.as_ref().and_then(|l| l.try_clone().ok());
+    let mut streams = streams;
+    let run = grundy::cluster::run(job, &place.peers, listener, &mut |k, bytes| {
+        streams.get_mut(usize::from(k)).map_or(Ok(()), |s| s.put(bytes))
+    });
+    place.reap();
+    match run? {
+        Run::Done => {
+            for mut stream in streams {
+                stream.put(&[])?;
+                stream.sink.finish()?;
+            }
+            Ok(())
+        }
+        Run::Alone if writes => {
+            let mut sinks: Vec<Sink> = streams.into_iter().map(|s| s.sink).collect();
+            alone(&mut sinks)?;
+            sinks.into_iter().try_for_each(Sink::finish)
+        }
+        Run::Alone => Err(Error::ReportedElsewhere),
     }
 }
 

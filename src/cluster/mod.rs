@@ -11,10 +11,11 @@
 //! single-process engine ([`Run::Alone`]), so messages and the answers before them are exactly
 //! the single-process ones; the other processes then exit with code 1 and print nothing.
 //!
-//! What runs here so far: `values` of chess-format files. Deep thin graphs pay a round per
-//! level that crosses workers (no pointer jumping yet), and the values of all of a worker's
-//! nodes are formatted before they go to process 0.
+//! What runs here so far: `values`, `solve` (with `--report`) and `query` of chess-format
+//! files. Deep thin graphs pay a round per level that crosses workers (no pointer jumping
+//! yet), and a worker's output is formatted whole before it goes to process 0.
 
+pub mod answer;
 pub mod bsp;
 pub mod net;
 pub mod settle;
@@ -32,7 +33,7 @@ use crate::io::input::Input;
 use crate::report::Rows;
 use bsp::Bsp;
 use net::Peers;
-use shard::{CaseHead, Entry, Shard};
+use shard::{CaseHead, Entry, Mode, Shard};
 
 /// What workers send each other.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -60,8 +61,57 @@ pub enum Msg {
     Count(u64),
     /// A yes or no every worker tells every worker.
     Flag(bool),
-    /// Output bytes for process 0.
-    Bytes(Vec<u8>),
+    /// The values of these owned ids, please.
+    Ask {
+        /// Who asks.
+        from: usize,
+        /// Global ids, owned by the receiver.
+        gids: Vec<u64>,
+    },
+    /// The values asked for, in the order asked.
+    Tell {
+        /// Who tells.
+        from: usize,
+        /// The values.
+        values: Vec<u32>,
+    },
+    /// For each `(token, want)`: the token's first out-position of value `want`, please.
+    MoveAsk {
+        /// Who asks.
+        from: usize,
+        /// Tokens owned by the receiver, and the values they must move to.
+        items: Vec<(u64, u32)>,
+    },
+    /// The out-positions asked for, in the order asked.
+    MoveTell {
+        /// Who tells.
+        from: usize,
+        /// Global ids.
+        targets: Vec<u64>,
+    },
+    /// Output bytes for process 0, of stream 0 (stdout, or `-o`) or 1 (the report).
+    Bytes(u8, Vec<u8>),
+}
+
+/// What a cluster run computes, and on which inputs.
+#[derive(Clone)]
+pub enum Job {
+    /// `values`: rows of every node (stream 0).
+    Values(Arc<Input>),
+    /// `solve`: judge lines (stream 0), and report rows (stream 1) if `report`.
+    Solve {
+        /// The game file.
+        input: Arc<Input>,
+        /// Whether report rows are wanted.
+        report: bool,
+    },
+    /// `query`: rows of every query of `queries` against the first case of `graph` (stream 0).
+    Query {
+        /// The graph file.
+        graph: Arc<Input>,
+        /// The file of queries.
+        queries: Arc<Input>,
+    },
 }
 
 /// How a cluster run ended for this process.
@@ -74,24 +124,16 @@ pub enum Run {
     Alone,
 }
 
-/// Runs `grundy values` on this process's part of the cluster: process 0 gets the rows (without
-/// the header) through `write`, in node order.
-pub fn values(
-    input: Arc<Input>,
-    peers: &Peers,
-    listener: Option<TcpListener>,
-    mut write: impl FnMut(&[u8]) -> Result<(), Error>,
-) -> Result<Run, Error> {
-    run(input, peers, listener, &mut write, values_worker)
-}
+/// Where process 0's output goes: `write(stream, bytes)`.
+pub type Write<'a> = &'a mut dyn FnMut(u8, &[u8]) -> Result<(), Error>;
 
-/// Connects the cluster, runs `work` on every worker, passes worker 0's output to `write`.
-fn run(
-    input: Arc<Input>,
+/// Runs `job` on this process's part of the cluster; process 0 gets the output through
+/// `write(stream, bytes)`, in order (stream 0: stdout or `-o`; 1: the report).
+pub fn run(
+    job: Job,
     peers: &Peers,
     listener: Option<TcpListener>,
-    write: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
-    work: fn(&mut Bsp<Msg>, &Input, &mpsc::Sender<Vec<u8>>) -> Run,
+    write: Write,
 ) -> Result<Run, Error> {
     let mesh = net::connect(peers, listener)?;
     net::report_lost_peers(peers);
@@ -110,7 +152,7 @@ fn run(
     )
     .map_err(|e| failed(e.to_string()))?;
     let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
-    let (send, receive) = mpsc::channel::<Vec<u8>>();
+    let (send, receive) = mpsc::channel::<(u8, Vec<u8>)>();
     let send = std::sync::Mutex::new(send);
     let guards = timely::execute::execute_from(
         builders,
@@ -120,14 +162,14 @@ fn run(
             let send = send.lock().map(|s| s.clone());
             let Ok(send) = send else { return Run::Alone };
             let mut bsp = Bsp::new(worker);
-            work(&mut bsp, &input, &send)
+            work(&mut bsp, &job, &send)
         },
     )
     .map_err(failed)?;
     let mut written = Ok(());
-    for bytes in receive {
+    for (stream, bytes) in receive {
         if written.is_ok() {
-            written = write(&bytes);
+            written = write(stream, &bytes);
         }
     }
     let outcomes: Vec<Run> = guards.join().into_iter().map(|r| r.unwrap_or(Run::Alone)).collect();
@@ -136,22 +178,87 @@ fn run(
     Ok(if outcomes.contains(&Run::Alone) { Run::Alone } else { Run::Done })
 }
 
+/// One worker's part of `job`.
+fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Run {
+    let (input, mode) = match job {
+        Job::Values(input) | Job::Solve { input, .. } => (input, Mode::Cases),
+        Job::Query { graph, .. } => (graph, Mode::FirstGraph),
+    };
+    let Some((shard, owners, cases)) = read_shard(bsp, input.bytes(), Entry::start(), mode) else {
+        return Run::Alone;
+    };
+    if matches!(job, Job::Query { .. }) && cases.is_empty() {
+        // No graph to query: process 0 alone says so.
+        return Run::Alone;
+    }
+    let Some((values, levels)) = settle::settle(bsp, &shard, &owners) else { return Run::Alone };
+    let graph = answer::Graph { shard: &shard, owners: &owners, values: &values, cases: &cases };
+    let (main, report) = match job {
+        Job::Values(_) => (value_rows(&shard, &cases, &values, &levels), Vec::new()),
+        Job::Solve { report, .. } => {
+            let rows = if *report { answer::Rows::WithCase } else { answer::Rows::None };
+            let answers = answer::answer(bsp, &shard, &graph, rows);
+            (answers.lines, answers.rows)
+        }
+        Job::Query { queries, .. } => {
+            let entry = Entry::queries(cases[0].nodes);
+            let Some((mine, _, _)) = read_shard(bsp, queries.bytes(), entry, Mode::Queries) else {
+                return Run::Alone;
+            };
+            let answers = answer::answer(bsp, &mine, &graph, answer::Rows::WithoutCase);
+            (answers.rows, Vec::new())
+        }
+    };
+    gather(bsp, send, main, report);
+    Run::Done
+}
+
+/// Every worker's output goes to worker 0 one worker at a time, in worker order (the order of
+/// the file), and from there to the process's writer.
+fn gather(bsp: &mut Bsp<Msg>, send: &mpsc::Sender<(u8, Vec<u8>)>, main: Vec<u8>, report: Vec<u8>) {
+    let (me, peers) = (bsp.index(), bsp.peers());
+    let mut mine = Some((main, report));
+    for turn in 0..peers {
+        let mut out = Vec::new();
+        if turn == me {
+            if let Some((main, report)) = mine.take() {
+                out.push((0, Msg::Bytes(0, main)));
+                out.push((0, Msg::Bytes(1, report)));
+            }
+        }
+        let mut received = bsp.exchange(out);
+        received.sort_by_key(|m| if let Msg::Bytes(stream, _) = m { *stream } else { 2 });
+        for message in received {
+            if let Msg::Bytes(stream, bytes) = message {
+                if !bytes.is_empty() {
+                    let _ = send.send((stream, bytes));
+                }
+            }
+        }
+    }
+}
+
 /// Reads this worker's shard: tokenizes its range, then walks it when the entry state reaches
 /// it (one round per worker, in order). Then every worker learns every other's owned ids and
 /// cases; `None` if any worker found an input error.
-fn read_shard(bsp: &mut Bsp<Msg>, bytes: &[u8]) -> Option<(Shard, settle::Owners, Vec<CaseHead>)> {
+fn read_shard(
+    bsp: &mut Bsp<Msg>,
+    bytes: &[u8],
+    start_entry: Entry,
+    mode: Mode,
+) -> Option<(Shard, settle::Owners, Vec<CaseHead>)> {
     let (me, peers) = (bsp.index(), bsp.peers());
     let (start, end) = shard::range(bytes, me, peers);
     let (tokens, bad) = shard::tokenize(bytes, start, end);
-    let mut entry = (me == 0).then(Entry::start);
+    let mut entry = (me == 0).then_some(start_entry);
     let mut mine = Shard::default();
     for turn in 0..peers {
         let mut out = Vec::new();
         if turn == me {
+            let entry = entry.unwrap_or(start_entry);
             let (shard, exit) =
-                shard::walk(bytes, end, &tokens, entry.unwrap_or(Entry::start()), me + 1 == peers);
+                shard::walk(bytes, (end, &tokens, bad), entry, mode, me + 1 == peers);
             mine = shard;
-            mine.error |= bad;
             if me + 1 < peers {
                 out.push((me + 1, Msg::Entry(exit)));
             }
@@ -180,25 +287,6 @@ fn read_shard(bsp: &mut Bsp<Msg>, bytes: &[u8]) -> Option<(Shard, settle::Owners
     }
     cases.sort_unstable_by_key(|c| c.case);
     (!error).then(|| (mine, settle::Owners::new(spans), cases))
-}
-
-/// `values` on one worker: read, settle, then the rows go to worker 0 one worker at a time.
-fn values_worker(bsp: &mut Bsp<Msg>, input: &Input, send: &mpsc::Sender<Vec<u8>>) -> Run {
-    let Some((shard, owners, cases)) = read_shard(bsp, input.bytes()) else { return Run::Alone };
-    let Some((values, levels)) = settle::settle(bsp, &shard, &owners) else { return Run::Alone };
-    let (me, peers) = (bsp.index(), bsp.peers());
-    for turn in 0..peers {
-        let mut out = Vec::new();
-        if turn == me {
-            out.push((0, Msg::Bytes(value_rows(&shard, &cases, &values, &levels))));
-        }
-        for message in bsp.exchange(out) {
-            if let Msg::Bytes(bytes) = message {
-                let _ = send.send(bytes);
-            }
-        }
-    }
-    Run::Done
 }
 
 /// The `values` rows of a shard's nodes: case, node, grundy, level, out-degree.

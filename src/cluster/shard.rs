@@ -42,13 +42,33 @@ pub enum Next {
     Node(u32),
     /// The length of this query (1-based) of the current case.
     Query(u64),
+    /// Nothing more is read (`query`'s graph file after its first graph).
+    Done,
+    /// Nothing more may follow (a query file after its final 0).
+    End,
 }
 
 impl Entry {
-    /// The state at the start of the input.
+    /// The state at the start of a game file.
     pub fn start() -> Entry {
         Entry { case: 0, base: 0, nodes: 0, next: Next::Case, skip: 0 }
     }
+
+    /// The state at the start of a file of queries alone, on a graph of `nodes` nodes.
+    pub fn queries(nodes: u32) -> Entry {
+        Entry { case: 1, base: 0, nodes, next: Next::Query(1), skip: 0 }
+    }
+}
+
+/// What a walk reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Every case of a game file, graphs and queries.
+    Cases,
+    /// The first case's graph of a game file (`query`'s GRAPH), nothing after it.
+    FirstGraph,
+    /// A file of queries alone (`query`'s QUERIES).
+    Queries,
 }
 
 /// A case whose header lies in a worker's range.
@@ -129,15 +149,27 @@ pub fn tokenize(bytes: &[u8], start: usize, end: usize) -> (Vec<u32>, bool) {
     (tokens, bad)
 }
 
-/// Walks this worker's `tokens` (those of `bytes[..end]` from the range start) from `entry`,
-/// reading past `end` to finish a record that starts before it, and returns the shard and the
-/// state the next worker starts from. `last` says this is the last range (the input ends).
-pub fn walk(bytes: &[u8], end: usize, tokens: &[u32], entry: Entry, last: bool) -> (Shard, Entry) {
+/// Walks this worker's `tokens` (those of `bytes[..end]` from the range start, `bad` if a bad
+/// token stopped them) from `entry` in `mode`, reading past `end` to finish a record that
+/// starts before it, and returns the shard and the state the next worker starts from. `last`
+/// says this is the last range (the input ends).
+pub fn walk(
+    bytes: &[u8],
+    (end, tokens, bad): (usize, &[u32], bool),
+    entry: Entry,
+    mode: Mode,
+    last: bool,
+) -> (Shard, Entry) {
     let mut shard = Shard::default();
     let mut state = entry;
+    if state.next == Next::Done {
+        finish(&mut shard, state, last);
+        return (shard, state);
+    }
     if entry.skip >= tokens.len() as u64 {
         // The whole range belongs to an earlier worker's record.
         state.skip = entry.skip - tokens.len() as u64;
+        shard.error |= bad;
         finish(&mut shard, state, last);
         return (shard, state);
     }
@@ -147,10 +179,12 @@ pub fn walk(bytes: &[u8], end: usize, tokens: &[u32], entry: Entry, last: bool) 
     let mut owned_first = None;
     shard.offsets.push(0);
     shard.starts.push(0);
-    while k < tokens.len() {
+    while k < tokens.len() && state.next != Next::Done {
         let header = u64::from(tokens[k]);
         k += 1;
         match state.next {
+            Next::Done => {}
+            Next::End => shard.error = true,
             Next::Case => {
                 state.base += u64::from(state.nodes);
                 state.case += 1;
@@ -160,7 +194,11 @@ pub fn walk(bytes: &[u8], end: usize, tokens: &[u32], entry: Entry, last: bool) 
                     nodes: state.nodes,
                     base: state.base,
                 });
-                state.next = if state.nodes == 0 { Next::Query(1) } else { Node(0) };
+                state.next = match (state.nodes, mode) {
+                    (0, Mode::FirstGraph) => Next::Done,
+                    (0, _) => Next::Query(1),
+                    _ => Node(0),
+                };
             }
             Next::Node(i) => {
                 let gid = state.base + u64::from(i);
@@ -174,10 +212,13 @@ pub fn walk(bytes: &[u8], end: usize, tokens: &[u32], entry: Entry, last: bool) 
                 }
                 shard.offsets.push(shard.targets.len() as u64);
                 state.next = if i + 1 == state.nodes { Next::Query(1) } else { Node(i + 1) };
+                if state.next == Next::Query(1) && mode == Mode::FirstGraph {
+                    state.next = Next::Done;
+                }
             }
             Next::Query(q) => {
                 if header == 0 {
-                    state.next = Next::Case;
+                    state.next = if mode == Mode::Queries { Next::End } else { Next::Case };
                     continue;
                 }
                 let nodes = u64::from(state.nodes);
@@ -197,6 +238,8 @@ pub fn walk(bytes: &[u8], end: usize, tokens: &[u32], entry: Entry, last: bool) 
             break;
         }
     }
+    // A bad token stopped the tokens: an error, unless the walk was done before it.
+    shard.error |= bad && state.next != Next::Done;
     state.skip = beyond.read;
     shard.first = owned_first.unwrap_or(state.base + next_node(&state));
     finish(&mut shard, state, last);
@@ -271,8 +314,8 @@ mod tests {
             .map(|w| {
                 let (start, end) = range(text, w, peers);
                 let (tokens, bad) = tokenize(text, start, end);
-                let (mut shard, exit) = walk(text, end, &tokens, entry, w + 1 == peers);
-                shard.error |= bad;
+                let (shard, exit) =
+                    walk(text, (end, &tokens, bad), entry, Mode::Cases, w + 1 == peers);
                 entry = exit;
                 shard
             })

@@ -93,8 +93,23 @@ pub fn push_query_row(
     graph: &GameGraph,
     values: &Values,
 ) {
-    let mut num = itoa::Buffer::new();
     let nim_sum = values.nim_sum(positions);
+    let winning = answer::winning_move(graph, values, positions, nim_sum);
+    push_row(out, case, query_number, positions, nim_sum, winning);
+}
+
+/// Appends a query row from its parts: `case` first when given, the query number, the
+/// positions, the nim-sum, the result, and the winning move's token and parts (empty for a
+/// LOSE). The one formatter of query rows, for one process and for a cluster.
+pub fn push_row(
+    out: &mut Vec<u8>,
+    case: Option<u64>,
+    query_number: u64,
+    positions: &[u32],
+    nim_sum: u32,
+    winning: Option<(u32, &[u32])>,
+) {
+    let mut num = itoa::Buffer::new();
     if let Some(case) = case {
         out.extend_from_slice(num.format(case).as_bytes());
         out.push(b',');
@@ -107,7 +122,7 @@ pub fn push_query_row(
     out.push(b',');
     out.extend_from_slice(Outcome::of_nim_sum(nim_sum).word().as_bytes());
     out.push(b',');
-    if let Some((from, to)) = answer::winning_move(graph, values, positions, nim_sum) {
+    if let Some((from, to)) = winning {
         out.extend_from_slice(num.format(from).as_bytes());
         out.push(b',');
         push_list(out, to);

@@ -30,6 +30,10 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
         &[("GRAPH", Some(&args.graph)), ("QUERIES", queries)],
         &[("-o", output)],
     )?;
+    #[cfg(feature = "cluster")]
+    if let Some(place) = crate::app::cluster::place(&args.cluster)? {
+        return on_cluster(args, config, format, place);
+    }
     let progress = Progress::new(config.progress);
     let graph_input = Input::open(Some(&args.graph))?;
     let queries_input = Input::open(queries)?;
@@ -37,4 +41,34 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     exec::query(&graph_input, &queries_input, config.exec, format, &mut out, &progress)?;
     progress.finish();
     out.finish()
+}
+
+/// `query` across the processes of a cluster: process 0 writes the rows; an input error or a
+/// cycle is answered by process 0 alone, as without a cluster.
+#[cfg(feature = "cluster")]
+fn on_cluster(
+    args: &QueryArgs,
+    config: &Config,
+    format: grundy::Format,
+    place: crate::app::cluster::Place,
+) -> Result<(), Error> {
+    use crate::app::cluster::{self, Stream};
+    use grundy::report::{Rows, QUERY_HEADER};
+    use std::sync::Arc;
+    cluster::chess_only(format)?;
+    let queries = args.queries.as_deref();
+    cluster::named_inputs(&[("GRAPH", Some(&args.graph)), ("QUERIES", queries)])?;
+    let graph = Arc::new(Input::open(Some(&args.graph))?);
+    let queries = Arc::new(Input::open(queries)?);
+    let mut streams = Vec::new();
+    if place.writes() {
+        let sink = Sink::open(args.output.as_deref())?;
+        streams.push(Stream::new(sink, Rows::header(QUERY_HEADER)));
+    }
+    let job =
+        grundy::cluster::Job::Query { graph: Arc::clone(&graph), queries: Arc::clone(&queries) };
+    cluster::drive(place, job, streams, |sinks| {
+        let progress = Progress::new(false);
+        exec::query(&graph, &queries, config.exec, format, &mut sinks[0], &progress)
+    })
 }

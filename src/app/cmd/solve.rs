@@ -35,6 +35,10 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
         &[("FILE", args.file.as_deref())],
         &[("-o", args.output.as_deref()), ("--report", report_path)],
     )?;
+    #[cfg(feature = "cluster")]
+    if let Some(place) = crate::app::cluster::place(&args.cluster)? {
+        return on_cluster(args, config, format, place);
+    }
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut report = report_path.map(|p| Sink::open(Some(p))).transpose()?;
@@ -43,4 +47,36 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     progress.finish();
     out.finish()?;
     report.map_or(Ok(()), Sink::finish)
+}
+
+/// `solve` across the processes of a cluster: process 0 writes the lines and the report; an
+/// input error or a cycle is answered by process 0 alone, as without a cluster.
+#[cfg(feature = "cluster")]
+fn on_cluster(
+    args: &SolveArgs,
+    config: &Config,
+    format: grundy::Format,
+    place: crate::app::cluster::Place,
+) -> Result<(), Error> {
+    use crate::app::cluster::{self, Stream};
+    use grundy::report::{Rows, SOLVE_HEADER};
+    cluster::chess_only(format)?;
+    cluster::named_inputs(&[("FILE", args.file.as_deref())])?;
+    let input = std::sync::Arc::new(Input::open(args.file.as_deref())?);
+    let mut streams = Vec::new();
+    if place.writes() {
+        streams.push(Stream::new(Sink::open(args.output.as_deref())?, Vec::new()));
+        if let Some(report) = args.report.as_deref() {
+            streams.push(Stream::new(Sink::open(Some(report))?, Rows::header(SOLVE_HEADER)));
+        }
+    }
+    let job = grundy::cluster::Job::Solve {
+        input: std::sync::Arc::clone(&input),
+        report: args.report.is_some(),
+    };
+    cluster::drive(place, job, streams, |sinks| {
+        let (out, report) = sinks.split_at_mut(1);
+        let progress = Progress::new(false);
+        exec::solve(&input, config.exec, format, &mut out[0], report.first_mut(), &progress)
+    })
 }

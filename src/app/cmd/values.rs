@@ -58,40 +58,18 @@ fn on_cluster(
     format: grundy::Format,
     place: crate::app::cluster::Place,
 ) -> Result<(), Error> {
-    use grundy::cluster::{self, Run};
-    if format != grundy::Format::Chess {
-        return Err(Error::Usage("a cluster reads the chess format only, so far".into()));
-    }
+    use crate::app::cluster::{self, Stream};
+    cluster::chess_only(format)?;
+    cluster::named_inputs(&[("FILE", args.file.as_deref())])?;
     let input = std::sync::Arc::new(Input::open(args.file.as_deref())?);
-    let progress = Progress::new(false);
-    let mut out = if place.writes() { Some(Sink::open(args.output.as_deref())?) } else { None };
-    // The header goes out with the first rows: a run that falls back to process 0 alone has
-    // written nothing, and its sink answers the input as a run without a cluster would.
-    let mut started = false;
-    let listener = place.listener.as_ref().and_then(|l| l.try_clone().ok());
-    let run = cluster::values(std::sync::Arc::clone(&input), &place.peers, listener, |bytes| {
-        let Some(out) = out.as_mut() else { return Ok(()) };
-        if !started {
-            started = true;
-            out.put(&Rows::header(VALUES_HEADER))?;
-        }
-        out.put(bytes)
-    });
-    place.reap();
-    match (run?, out) {
-        (Run::Done, Some(mut out)) => {
-            if !started {
-                out.put(&Rows::header(VALUES_HEADER))?;
-            }
-            out.finish()
-        }
-        (Run::Done, None) => Ok(()),
-        (Run::Alone, Some(mut out)) => {
-            alone(&input, config, format, &mut out, &progress)?;
-            out.finish()
-        }
-        (Run::Alone, _) => Err(Error::ReportedElsewhere),
+    let mut streams = Vec::new();
+    if place.writes() {
+        streams.push(Stream::new(Sink::open(args.output.as_deref())?, Rows::header(VALUES_HEADER)));
     }
+    let job = grundy::cluster::Job::Values(std::sync::Arc::clone(&input));
+    cluster::drive(place, job, streams, |sinks| {
+        alone(&input, config, format, &mut sinks[0], &Progress::new(false))
+    })
 }
 
 /// Writes the rows of one case, in node order.

@@ -1,0 +1,192 @@
+//! Queries on a cluster: the values of a query's tokens come from their owners, and the
+//! winning move of a WIN from the owner of the token that moves, which asks the owners of its
+//! out-positions for their values. Every step is a fixed number of rounds that every worker
+//! takes part in, with or without queries of its own.
+
+use super::bsp::Bsp;
+use super::settle::Owners;
+use super::shard::{CaseHead, Shard};
+use super::Msg;
+use crate::answer::Outcome;
+
+/// What a worker's queries come to: judge lines and report rows, in query order.
+#[derive(Debug, Default)]
+pub struct Answers {
+    /// `WIN` / `LOSE` lines.
+    pub lines: Vec<u8>,
+    /// CSV rows (when asked for).
+    pub rows: Vec<u8>,
+}
+
+/// The graph every query is answered against: a worker's nodes and their values.
+pub struct Graph<'a> {
+    /// This worker's nodes.
+    pub shard: &'a Shard,
+    /// Who owns which node.
+    pub owners: &'a Owners,
+    /// The values of this worker's nodes.
+    pub values: &'a [u32],
+    /// Every case, in order.
+    pub cases: &'a [CaseHead],
+}
+
+/// How the rows are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    /// No rows (`solve` without `--report`).
+    None,
+    /// `case,query,...` (`solve --report`).
+    WithCase,
+    /// `query,...` (`query`).
+    WithoutCase,
+}
+
+/// Answers `queries` (this worker's) against `graph`.
+pub fn answer(bsp: &mut Bsp<Msg>, queries: &Shard, graph: &Graph, rows: Rows) -> Answers {
+    let peers = bsp.peers();
+    let owners = graph.owners;
+    // The values of every token, asked of the tokens' owners in query order.
+    let mut asks = vec![Vec::new(); peers];
+    for &p in &queries.positions {
+        asks[owners.of(p)].push(p);
+    }
+    let told = values_of(bsp, graph, asks);
+    let mut cursor = vec![0usize; peers];
+    let mut token_values = Vec::with_capacity(queries.positions.len());
+    for &p in &queries.positions {
+        let owner = owners.of(p);
+        token_values.push(told[owner][cursor[owner]]);
+        cursor[owner] += 1;
+    }
+    let query = |i: usize| queries.starts[i] as usize..queries.starts[i + 1] as usize;
+    let nim_sums: Vec<u32> = (0..queries.queries())
+        .map(|i| token_values[query(i)].iter().fold(0, |x, &v| x ^ v))
+        .collect();
+    let mut answers = Answers::default();
+    for &x in &nim_sums {
+        answers.lines.extend_from_slice(Outcome::of_nim_sum(x).line());
+    }
+    // The winning moves: the first token whose value can drop to its value XOR the nim-sum,
+    // moved by its owner to its first out-position of that value.
+    let mut movers: Vec<Option<(u64, usize, usize)>> = vec![None; queries.queries()];
+    let mut move_asks = vec![Vec::new(); peers];
+    if rows != Rows::None {
+        for i in 0..queries.queries() {
+            let x = nim_sums[i];
+            let token = query(i).find(|&t| token_values[t] ^ x < token_values[t]);
+            if let Some(t) = token {
+                let (p, want) = (queries.positions[t], token_values[t] ^ x);
+                let owner = owners.of(p);
+                movers[i] = Some((p, owner, move_asks[owner].len()));
+                move_asks[owner].push((p, want));
+            }
+        }
+    }
+    let targets =
+        if rows == Rows::None { Vec::new() } else { winning_moves(bsp, graph, move_asks) };
+    if rows != Rows::None {
+        for i in 0..queries.queries() {
+            let case = queries.query_case[i];
+            // Cases are numbered from 1 in order.
+            let base = graph.cases.get(case as usize - 1).map_or(0, |c| c.base);
+            let local: Vec<u32> =
+                queries.positions[query(i)].iter().map(|&p| (p - base) as u32).collect();
+            let winning = movers[i]
+                .map(|(p, owner, k)| ((p - base) as u32, [(targets[owner][k] - base) as u32]));
+            let winning = winning.as_ref().map(|(from, to)| (*from, &to[..]));
+            let case = (rows == Rows::WithCase).then_some(case);
+            crate::report::push_row(
+                &mut answers.rows,
+                case,
+                queries.query_number[i],
+                &local,
+                nim_sums[i],
+                winning,
+            );
+        }
+    }
+    answers
+}
+
+/// The values of the ids in `asks[w]` (owned by worker `w`), in the same order: two rounds.
+fn values_of(bsp: &mut Bsp<Msg>, graph: &Graph, asks: Vec<Vec<u64>>) -> Vec<Vec<u32>> {
+    let me = bsp.index();
+    let out = asks.into_iter().enumerate().filter(|(_, a)| !a.is_empty());
+    let received =
+        bsp.exchange(out.map(|(w, gids)| (w, Msg::Ask { from: me, gids })).collect::<Vec<_>>());
+    let first = graph.shard.first;
+    let replies = received.into_iter().filter_map(|m| match m {
+        Msg::Ask { from, gids } => {
+            let values = gids.iter().map(|&g| graph.values[(g - first) as usize]).collect();
+            Some((from, Msg::Tell { from: me, values }))
+        }
+        _ => None,
+    });
+    let mut told = vec![Vec::new(); bsp.peers()];
+    for message in bsp.exchange(replies.collect::<Vec<_>>()) {
+        if let Msg::Tell { from, values } = message {
+            told[from] = values;
+        }
+    }
+    told
+}
+
+/// For every `(token, want)` asked of worker `w` (its own tokens), the token's first
+/// out-position of value `want`, in the same order: four rounds (the asks, the values of the
+/// tokens' out-positions, the answers).
+fn winning_moves(
+    bsp: &mut Bsp<Msg>,
+    graph: &Graph,
+    move_asks: Vec<Vec<(u64, u32)>>,
+) -> Vec<Vec<u64>> {
+    let me = bsp.index();
+    let out = move_asks.into_iter().enumerate().filter(|(_, a)| !a.is_empty());
+    let received = bsp
+        .exchange(out.map(|(w, items)| (w, Msg::MoveAsk { from: me, items })).collect::<Vec<_>>());
+    let mut requests: Vec<(usize, Vec<(u64, u32)>)> = received
+        .into_iter()
+        .filter_map(|m| match m {
+            Msg::MoveAsk { from, items } => Some((from, items)),
+            _ => None,
+        })
+        .collect();
+    requests.sort_unstable_by_key(|(from, _)| *from);
+    // The values of every asked token's out-positions.
+    let shard = graph.shard;
+    let successors = |p: u64| shard.successors((p - shard.first) as usize);
+    let mut asks = vec![Vec::new(); bsp.peers()];
+    for (_, items) in &requests {
+        for &(p, _) in items {
+            for &s in successors(p) {
+                asks[graph.owners.of(s)].push(s);
+            }
+        }
+    }
+    let told = values_of(bsp, graph, asks);
+    let mut cursor = vec![0usize; bsp.peers()];
+    let mut replies = Vec::new();
+    for (from, items) in requests {
+        let mut targets = Vec::with_capacity(items.len());
+        for (p, want) in items {
+            let mut found = None;
+            for &s in successors(p) {
+                let owner = graph.owners.of(s);
+                let value = told[owner][cursor[owner]];
+                cursor[owner] += 1;
+                if found.is_none() && value == want {
+                    found = Some(s);
+                }
+            }
+            // A value is the mex of its moves' values: every smaller value is one of them.
+            targets.push(found.unwrap_or(p));
+        }
+        replies.push((from, Msg::MoveTell { from: me, targets }));
+    }
+    let mut answers = vec![Vec::new(); bsp.peers()];
+    for message in bsp.exchange(replies) {
+        if let Msg::MoveTell { from, targets } = message {
+            answers[from] = targets;
+        }
+    }
+    answers
+}
