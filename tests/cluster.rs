@@ -134,25 +134,43 @@ fn free_addresses(n: usize) -> Vec<String> {
     listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect()
 }
 
-#[test]
-fn values_with_hosts_and_processes_started_by_hand() {
-    let dir = tempdir();
-    let input = &inputs(dir.path())[0];
-    let file = input.to_str().unwrap();
-    let expected = run(&["values", file], None).ok();
-    let hosts = write_file(dir.path(), "hosts", (free_addresses(2).join("\n") + "\n").as_bytes());
+/// Runs `args` as process 1 (started by hand) and process 0 of a two-process cluster named in
+/// a hosts file: process 0's result, after checking that process 1 succeeded silently.
+fn by_hand(dir: &std::path::Path, args: &[&str]) -> Run {
+    let hosts = write_file(dir, "hosts", (free_addresses(2).join("\n") + "\n").as_bytes());
     let hosts = hosts.to_str().unwrap();
     let other = grundy()
-        .args(["values", file, "--hosts", hosts, "--process", "1"])
+        .args(args)
+        .args(["--hosts", hosts, "--process", "1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let zero = run(&["values", file, "--hosts", hosts, "--process", "0"], None);
+    let zero = run(&[args, &["--hosts", hosts, "--process", "0"]].concat(), None);
     let other = other.wait_with_output().unwrap();
-    assert_eq!(zero.ok(), expected);
-    assert_eq!(other.status.code(), Some(0));
+    assert_eq!(other.status.code(), Some(0), "{}", String::from_utf8_lossy(&other.stderr));
     assert!(other.stdout.is_empty(), "only process 0 writes");
+    zero
+}
+
+#[test]
+fn every_command_with_hosts_and_processes_started_by_hand() {
+    let dir = tempdir();
+    let input = &inputs(dir.path())[0];
+    let file = input.to_str().unwrap();
+    let queries = write_file(dir.path(), "q.txt", b"2 1 2\n3 0 0 1\n1 5\n0\n");
+    let q = queries.to_str().unwrap();
+    let report = dir.path().join("report.csv");
+    let report = report.to_str().unwrap();
+    let expected = run(&["values", file], None).ok();
+    assert!(by_hand(dir.path(), &["values", file]).ok() == expected);
+    let expected = run(&["query", file, q], None).ok();
+    assert!(by_hand(dir.path(), &["query", file, q]).ok() == expected);
+    let expected = run(&["solve", file, "--report", report], None).ok();
+    let rows = std::fs::read(report).unwrap();
+    std::fs::remove_file(report).unwrap();
+    assert!(by_hand(dir.path(), &["solve", file, "--report", report]).ok() == expected);
+    assert!(std::fs::read(report).unwrap() == rows, "the report");
 }
 
 #[test]
