@@ -127,6 +127,52 @@ fn bad_queries_are_answered_as_one_process_answers_them() {
     );
 }
 
+/// A deep thin DAG: every node but the lowest-ranked moves to the node ranked just below it,
+/// some also to a random lower one (a node with two open moves stops a pointer jump), a few
+/// to a third; ids shuffled, so the path crosses workers at every other step.
+fn braided_case(rng: &mut Rng, n: usize, queries: usize) -> Case {
+    let mut by_rank: Vec<u32> = (0..n as u32).collect();
+    rng.shuffle(&mut by_rank);
+    let mut lists = vec![Vec::new(); n];
+    for r in 1..n {
+        let list = &mut lists[by_rank[r] as usize];
+        list.push(by_rank[r - 1]);
+        for _ in 0..[0, 0, 0, 0, 0, 0, 1, 2][rng.below(8) as usize] {
+            list.push(by_rank[rng.below(r as u64) as usize]);
+        }
+        rng.shuffle(list);
+    }
+    let queries = (0..queries)
+        .map(|_| (0..1 + rng.below(3)).map(|_| rng.below(n as u64) as u32).collect())
+        .collect();
+    Case { lists, queries }
+}
+
+#[test]
+fn deep_thin_graphs_settle_by_jumping_with_the_same_bytes() {
+    let dir = tempdir();
+    let mut rng = Rng::new(79);
+    let one = [braided_case(&mut rng, 20000, 30)];
+    let many: Vec<Case> = (0..6).map(|_| braided_case(&mut rng, 3000, 10)).collect();
+    let report = dir.path().join("report.csv");
+    let report = report.to_str().unwrap();
+    for (name, cases) in [("one.txt", &one[..]), ("many.txt", &many[..])] {
+        let input = write_file(dir.path(), name, &write_messy(&mut rng, cases, false));
+        let file = input.to_str().unwrap();
+        let values = run(&["values", file], None).ok();
+        let lines = run(&["solve", file, "--report", report], None).ok();
+        let rows = std::fs::read(report).unwrap();
+        for (processes, workers) in [("2", "1"), ("3", "2")] {
+            let cluster = ["--processes", processes, "--workers", workers];
+            let args = [&["values", file][..], &cluster].concat();
+            assert!(run(&args, None).ok() == values, "values of {name} {processes} x {workers}");
+            let args = [&["solve", file, "--report", report][..], &cluster].concat();
+            assert!(run(&args, None).ok() == lines, "solve {name} {processes} x {workers}");
+            assert!(std::fs::read(report).unwrap() == rows, "report of {name}");
+        }
+    }
+}
+
 /// Two free ports on the loopback.
 fn free_addresses(n: usize) -> Vec<String> {
     let listeners: Vec<TcpListener> =

@@ -85,6 +85,11 @@ impl<'w, M: Message> Bsp<'w, M> {
         self.received.borrow_mut().remove(&round).unwrap_or_default()
     }
 
+    /// Rounds taken so far.
+    pub fn rounds(&self) -> u64 {
+        self.round
+    }
+
     /// One round in which every worker sends `message` to every worker (itself included).
     pub fn all_gather(&mut self, message: M) -> Vec<M> {
         let peers = self.peers();

@@ -17,6 +17,7 @@
 
 pub mod answer;
 pub mod bsp;
+pub mod jump;
 pub mod net;
 pub mod settle;
 pub mod shard;
@@ -57,8 +58,34 @@ pub enum Msg {
     Edges(Vec<(u64, u64)>),
     /// Settled out-positions `(node, value, level)` for the node's owner.
     Settle(Vec<(u64, u32, u32)>),
-    /// How many settlements a worker sent this round.
+    /// Nodes settled through links `(node, value, level)`, for the node's owner.
+    Resolved(Vec<(u64, u32, u32)>),
+    /// What a worker sent this round, and how many of its nodes are open.
+    Tally {
+        /// Messages sent.
+        sent: u64,
+        /// Open nodes.
+        open: u64,
+    },
+    /// A count every worker tells every worker.
     Count(u64),
+    /// What are these owned ids (settled, linked, open), please.
+    Probe {
+        /// Who asks.
+        from: usize,
+        /// Global ids, owned by the receiver.
+        gids: Vec<u64>,
+    },
+    /// The answers to a probe, in the order asked.
+    Probed {
+        /// Who answers.
+        from: usize,
+        /// The answers.
+        probes: Vec<jump::Probe>,
+    },
+    /// Links `(target, node, link)`: settle `node` as `link` of `target`'s value (target owned
+    /// by the receiver).
+    Subscribe(Vec<(u64, u64, jump::Link)>),
     /// A yes or no every worker tells every worker.
     Flag(bool),
     /// The values of these owned ids, please.

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use super::bsp::Bsp;
+use super::jump::{Link, Probe};
 use super::shard::Shard;
 use super::Msg;
 
@@ -41,19 +42,14 @@ impl Owners {
 /// Every owned node's value and level, or `None` if some node of some worker stayed unsettled
 /// (a cycle: the caller falls back to the single-process run, which names it).
 pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec<u32>, Vec<u32>)> {
-    let (me, peers, first, n) = (bsp.index(), bsp.peers(), shard.first, shard.nodes());
+    let (me, peers, first) = (bsp.index(), bsp.peers(), shard.first);
     let reverse = reverse(bsp, shard, owners);
-    let mut state = State {
-        pending: (0..n).map(|i| shard.successors(i).len() as u32).collect(),
-        seen: vec![0; n],
-        big: HashMap::new(),
-        value: vec![0; n],
-        level: vec![0; n],
-        ready: Vec::new(),
-    };
-    state.ready.extend((0..n).filter(|&i| state.pending[i] == 0));
+    let mut state = State::new(shard);
+    let mut since_phase = 0u32;
+    let mut phase_rounds = 0u32;
     loop {
-        let mut out: Vec<Vec<(u64, u32, u32)>> = vec![Vec::new(); peers];
+        let mut settled: Vec<Vec<(u64, u32, u32)>> = vec![Vec::new(); peers];
+        let mut resolved: Vec<Vec<(u64, u32, u32)>> = vec![Vec::new(); peers];
         while let Some(i) = state.ready.pop() {
             let (value, level) = (state.value[i], state.level[i]);
             for &u in reverse.preds(i) {
@@ -61,18 +57,25 @@ pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec
                 if owner == me {
                     state.deliver((u - first) as usize, value, level);
                 } else {
-                    out[owner].push((u, value, level));
+                    settled[owner].push((u, value, level));
+                }
+            }
+            for (u, link) in state.subs.remove(&i).unwrap_or_default() {
+                let (value, level) = link.apply((value, level));
+                let owner = owners.of(u);
+                if owner == me {
+                    state.settle((u - first) as usize, value, level);
+                } else {
+                    resolved[owner].push((u, value, level));
                 }
             }
         }
-        let sent: u64 = out.iter().map(|o| o.len() as u64).sum();
-        let messages = out
-            .into_iter()
-            .enumerate()
-            .filter(|(_, o)| !o.is_empty())
-            .map(|(w, o)| (w, Msg::Settle(o)))
-            .chain((0..peers).map(|w| (w, Msg::Count(sent))));
-        let mut total = 0;
+        let sent: u64 = settled.iter().chain(&resolved).map(|o| o.len() as u64).sum();
+        let tally = Msg::Tally { sent, open: state.open };
+        let messages = batches(settled, Msg::Settle)
+            .chain(batches(resolved, Msg::Resolved))
+            .chain((0..peers).map(|w| (w, tally.clone())));
+        let (mut total, mut open) = (0, 0);
         for message in bsp.exchange(messages.collect::<Vec<_>>()) {
             match message {
                 Msg::Settle(values) => {
@@ -80,35 +83,93 @@ pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec
                         state.deliver((u - first) as usize, value, level);
                     }
                 }
-                Msg::Count(c) => total += c,
+                Msg::Resolved(values) => {
+                    for (u, value, level) in values {
+                        state.settle((u - first) as usize, value, level);
+                    }
+                }
+                Msg::Tally { sent, open: o } => {
+                    total += sent;
+                    open += o;
+                }
                 _ => {}
             }
         }
         if total == 0 {
             break;
         }
+        since_phase += 1;
+        // Rounds that settle few of the open nodes mean long thin paths: jump, unless the last
+        // phase cost more rounds than have passed since.
+        if since_phase >= JUMP_AFTER.max(2 * phase_rounds) && total * JUMP_SHARE < open {
+            let before = bsp.rounds();
+            super::jump::phase(bsp, shard, owners, &mut state);
+            phase_rounds = (bsp.rounds() - before) as u32;
+            since_phase = 0;
+        }
     }
-    let stuck = state.pending.iter().any(|&p| p > 0);
+    let stuck = state.open > 0;
     let anyone_stuck =
         bsp.all_gather(Msg::Flag(stuck)).iter().any(|m| matches!(m, Msg::Flag(true)));
     (!anyone_stuck).then_some((state.value, state.level))
 }
 
+/// Thin rounds before a jumping phase.
+const JUMP_AFTER: u32 = 8;
+/// A round is thin when it settles fewer than 1 in this many open nodes.
+const JUMP_SHARE: u64 = 64;
+
+/// The non-empty lists of `out`, each as a message to its worker.
+fn batches(
+    out: Vec<Vec<(u64, u32, u32)>>,
+    wrap: fn(Vec<(u64, u32, u32)>) -> Msg,
+) -> impl Iterator<Item = (usize, Msg)> {
+    out.into_iter().enumerate().filter(|(_, o)| !o.is_empty()).map(move |(w, o)| (w, wrap(o)))
+}
+
 /// The per-node state of the settling.
-struct State {
-    pending: Vec<u32>,
+pub(super) struct State {
+    /// Out-positions whose value has not arrived; 0 once settled.
+    pub pending: Vec<u32>,
     seen: Vec<u64>,
     /// Values of 64 and more seen by a node (only a node of more than 64 moves needs them).
     big: HashMap<usize, Vec<u32>>,
-    value: Vec<u32>,
-    level: Vec<u32>,
+    /// Values of settled nodes.
+    pub value: Vec<u32>,
+    /// Levels of settled nodes.
+    pub level: Vec<u32>,
+    /// Settled nodes whose predecessors and subscribers have not been told.
     ready: Vec<usize>,
+    /// Nodes (global ids) to settle, with their links, when an owned node settles.
+    subs: HashMap<usize, Vec<(u64, Link)>>,
+    /// Owned nodes not settled.
+    open: u64,
 }
 
 impl State {
-    /// One out-position of node `i` has settled with `value` at `level`.
+    fn new(shard: &Shard) -> State {
+        let n = shard.nodes();
+        let pending: Vec<u32> = (0..n).map(|i| shard.successors(i).len() as u32).collect();
+        let ready: Vec<usize> = (0..n).filter(|&i| pending[i] == 0).collect();
+        State {
+            open: (n - ready.len()) as u64,
+            pending,
+            seen: vec![0; n],
+            big: HashMap::new(),
+            value: vec![0; n],
+            level: vec![0; n],
+            ready,
+            subs: HashMap::new(),
+        }
+    }
+
+    /// One out-position of node `i` has settled with `value` at `level` (ignored once `i` has
+    /// settled through a link).
     #[inline]
     fn deliver(&mut self, i: usize, value: u32, level: u32) {
+        if self.pending[i] == 0 {
+            return;
+        }
         if value < 64 {
             self.seen[i] |= 1 << value;
         } else {
@@ -118,7 +179,34 @@ impl State {
         self.pending[i] -= 1;
         if self.pending[i] == 0 {
             self.value[i] = self.mex(i);
+            self.open -= 1;
             self.ready.push(i);
+        }
+    }
+
+    /// Node `i` settles with `value` at `level`, known through a link (ignored if it has).
+    pub fn settle(&mut self, i: usize, value: u32, level: u32) {
+        if self.pending[i] == 0 {
+            return;
+        }
+        self.pending[i] = 0;
+        self.big.remove(&i);
+        (self.value[i], self.level[i]) = (value, level);
+        self.open -= 1;
+        self.ready.push(i);
+    }
+
+    /// Node `node` (a global id) is `link` of owned node `i`'s value.
+    pub fn subscribe(&mut self, i: usize, node: u64, link: Link) {
+        self.subs.entry(i).or_default().push((node, link));
+    }
+
+    /// What a probe of owned node `i` says, `link` being its link in a jumping phase.
+    pub fn probe(&self, i: usize, link: Option<(Link, u64)>) -> Probe {
+        match (self.pending[i], link) {
+            (0, _) => Probe::Settled(self.value[i], self.level[i]),
+            (_, Some((link, next))) => Probe::Linked(link, next),
+            _ => Probe::Open,
         }
     }
 

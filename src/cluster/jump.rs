@@ -1,0 +1,271 @@
+//! Pointer jumping: chains of nodes with one open move settle in a logarithmic number of
+//! rounds instead of one round per node.
+//!
+//! Settling by messages costs a round wherever a path crosses workers, so a long thin path
+//! (a shuffled million-node chain crosses workers at every other step) would take a round per
+//! node. A node whose moves are all settled but one, `x`, has a value that is a function of
+//! `x`'s: with `S` the values it knows, `g = mex(S ∪ {g(x)})` is `b` if `g(x) == a` and `c`
+//! otherwise (`a = c = mex(S)`, `b = mex(S ∪ {a})`), and its level is `max(k, level(x) + d)`.
+//! Such functions compose into functions of the same form ([`Link`]), so each of these nodes
+//! repeatedly takes over its target's link and target (Wyllie's list ranking): after `log2`
+//! of the longest chain rounds, every one points either at a settled node, which settles it at
+//! once, or at a node with two or more open moves, which it asks to tell it the value when it
+//! settles (a subscription), so the whole chain settles one round after that node does.
+//!
+//! A phase costs 2 rounds per doubling and touches only the nodes with one open move; the
+//! settling loop starts one only when its rounds move few nodes (see `settle`). Paths whose
+//! nodes keep two or more open moves (ladders, interleaved chains) gain nothing: game values
+//! are P-complete to compute in general, and such shapes stay a round per crossing.
+
+use serde::{Deserialize, Serialize};
+
+use super::bsp::Bsp;
+use super::settle::{Owners, State};
+use super::shard::Shard;
+use super::Msg;
+
+/// A node's value and level as a function of one open out-position's: value `b` if that
+/// position's value is `a`, else `c`; level `max(k, its level + d)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Link {
+    a: u32,
+    b: u32,
+    c: u32,
+    k: u32,
+    d: u32,
+}
+
+impl Link {
+    /// The link of a node whose other out-positions settled with `known` (value, level) pairs.
+    pub fn of(known: &[(u32, u32)]) -> Link {
+        let mut values: Vec<u32> = known.iter().map(|&(v, _)| v).collect();
+        values.sort_unstable();
+        values.dedup();
+        let a = mex_after(&values, 0);
+        let b = mex_after(&values, a + 1);
+        let k = known.iter().map(|&(_, l)| l + 1).max().unwrap_or(0);
+        Link { a, b, c: a, k, d: 1 }
+    }
+
+    /// The value and level, given the open out-position's.
+    pub fn apply(&self, (value, level): (u32, u32)) -> (u32, u32) {
+        let v = if value == self.a { self.b } else { self.c };
+        (v, self.k.max(level.saturating_add(self.d)))
+    }
+
+    /// The value and level when no out-position is open: the known ones decide.
+    pub fn settled(&self) -> (u32, u32) {
+        (self.c, self.k)
+    }
+
+    /// This link after `inner` (the link of this one's open out-position).
+    pub fn after(&self, inner: &Link) -> Link {
+        Link {
+            a: inner.a,
+            b: self.apply((inner.b, 0)).0,
+            c: self.apply((inner.c, 0)).0,
+            k: self.k.max(inner.k.saturating_add(self.d)),
+            d: inner.d.saturating_add(self.d),
+        }
+    }
+}
+
+/// The smallest value of at least `from` not in `sorted` (sorted, no repeats).
+fn mex_after(sorted: &[u32], from: u32) -> u32 {
+    let mut x = from;
+    for &v in &sorted[sorted.partition_point(|&v| v < from)..] {
+        if v != x {
+            break;
+        }
+        x += 1;
+    }
+    x
+}
+
+/// What a node's owner says about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Probe {
+    /// Settled, with this value and level.
+    Settled(u32, u32),
+    /// Open, and a function of this other node.
+    Linked(Link, u64),
+    /// Open, with two or more open moves (or not in this phase).
+    Open,
+}
+
+/// A node with one open move, during a phase.
+struct Linked {
+    node: usize,
+    link: Link,
+    next: u64,
+    active: bool,
+}
+
+/// One phase: every open node with one open move is linked, the links jump until they reach a
+/// settled node (settling theirs) or a node with more open moves (subscribing to it). Nodes
+/// settled here are pushed on `state`'s ready list; subscriptions are added to `state`.
+pub(super) fn phase(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners, state: &mut State) {
+    let first = shard.first;
+    let candidates: Vec<usize> = (0..shard.nodes()).filter(|&i| state.pending[i] == 1).collect();
+    let mut asks = vec![Vec::new(); bsp.peers()];
+    for &i in &candidates {
+        for &s in shard.successors(i) {
+            asks[owners.of(s)].push(s);
+        }
+    }
+    let told = probe(bsp, first, asks, |i| state.probe(i, None));
+    let mut cursor = vec![0usize; bsp.peers()];
+    let mut links = Vec::new();
+    for &i in &candidates {
+        let (mut known, mut open) = (Vec::new(), Vec::new());
+        for &s in shard.successors(i) {
+            let w = owners.of(s);
+            match told[w][cursor[w]] {
+                Probe::Settled(v, l) => known.push((v, l)),
+                _ => open.push(s),
+            }
+            cursor[w] += 1;
+        }
+        match open[..] {
+            [] => {
+                let (value, level) = Link::of(&known).settled();
+                state.settle(i, value, level);
+            }
+            [next] => links.push(Linked { node: i, link: Link::of(&known), next, active: true }),
+            _ => {}
+        }
+    }
+    jump(bsp, owners, state, first, &mut links);
+    subscribe(bsp, owners, state, first, &links);
+}
+
+/// Wyllie rounds: every active link takes over its target's until none is active (or after 64
+/// doublings, which only a cycle can need; its nodes then stay open and are reported).
+fn jump(bsp: &mut Bsp<Msg>, owners: &Owners, state: &mut State, first: u64, links: &mut [Linked]) {
+    let mut index = vec![u32::MAX; state.pending.len()];
+    for (k, l) in links.iter().enumerate() {
+        index[l.node] = k as u32;
+    }
+    for _ in 0..64 {
+        let mut asks = vec![Vec::new(); bsp.peers()];
+        let mut active = 0u64;
+        for l in links.iter().filter(|l| l.active) {
+            asks[owners.of(l.next)].push(l.next);
+            active += 1;
+        }
+        if !any(bsp, active) {
+            return;
+        }
+        let told = probe(bsp, first, asks, |i| {
+            let link = links.get(index[i] as usize).map(|l| (l.link, l.next));
+            state.probe(i, link)
+        });
+        let mut cursor = vec![0usize; bsp.peers()];
+        for l in links.iter_mut().filter(|l| l.active) {
+            let w = owners.of(l.next);
+            match told[w][cursor[w]] {
+                Probe::Settled(v, lv) => {
+                    let (value, level) = l.link.apply((v, lv));
+                    state.settle(l.node, value, level);
+                    l.active = false;
+                }
+                Probe::Linked(inner, next) => {
+                    l.link = l.link.after(&inner);
+                    l.next = next;
+                }
+                Probe::Open => l.active = false,
+            }
+            cursor[w] += 1;
+        }
+    }
+}
+
+/// Whether any worker has `count` above zero.
+fn any(bsp: &mut Bsp<Msg>, count: u64) -> bool {
+    bsp.all_gather(Msg::Count(count)).iter().any(|m| matches!(m, Msg::Count(c) if *c > 0))
+}
+
+/// Asks the owners of the ids in `asks[w]` what they are (`answer` of an owned node's index);
+/// the answers in the same order.
+fn probe(
+    bsp: &mut Bsp<Msg>,
+    first: u64,
+    asks: Vec<Vec<u64>>,
+    answer: impl Fn(usize) -> Probe,
+) -> Vec<Vec<Probe>> {
+    let me = bsp.index();
+    let out = asks.into_iter().enumerate().filter(|(_, a)| !a.is_empty());
+    let received =
+        bsp.exchange(out.map(|(w, gids)| (w, Msg::Probe { from: me, gids })).collect::<Vec<_>>());
+    let replies = received.into_iter().filter_map(|m| match m {
+        Msg::Probe { from, gids } => {
+            let probes = gids.into_iter().map(|g| answer((g - first) as usize)).collect();
+            Some((from, Msg::Probed { from: me, probes }))
+        }
+        _ => None,
+    });
+    let mut told = vec![Vec::new(); bsp.peers()];
+    for message in bsp.exchange(replies.collect::<Vec<_>>()) {
+        if let Msg::Probed { from, probes } = message {
+            told[from] = probes;
+        }
+    }
+    told
+}
+
+/// Every link still open (and done jumping) points at a node with two or more open moves: its
+/// owner keeps the link, to settle the linked node as soon as its own value is known. (Links
+/// still jumping after 64 doublings lie on a cycle: they stay open, and the cycle is reported.)
+fn subscribe(bsp: &mut Bsp<Msg>, owners: &Owners, state: &mut State, first: u64, links: &[Linked]) {
+    let mut out = vec![Vec::new(); bsp.peers()];
+    for l in links.iter().filter(|l| !l.active && state.pending[l.node] > 0) {
+        out[owners.of(l.next)].push((l.next, first + l.node as u64, l.link));
+    }
+    let out = out.into_iter().enumerate().filter(|(_, o)| !o.is_empty());
+    for message in bsp.exchange(out.map(|(w, o)| (w, Msg::Subscribe(o))).collect::<Vec<_>>()) {
+        if let Msg::Subscribe(subs) = message {
+            for (target, node, link) in subs {
+                state.subscribe((target - first) as usize, node, link);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The mex of a set, the slow way.
+    fn mex(values: &[u32]) -> u32 {
+        (0..).find(|v| !values.contains(v)).unwrap_or(0)
+    }
+
+    #[test]
+    fn links_give_the_mex_and_compose() {
+        let sets: [&[(u32, u32)]; 6] =
+            [&[], &[(0, 0)], &[(1, 3)], &[(0, 1), (1, 0), (3, 2)], &[(2, 5), (0, 0)], &[(0, 9)]];
+        for known in sets {
+            let link = Link::of(known);
+            let values: Vec<u32> = known.iter().map(|k| k.0).collect();
+            for x in 0..6 {
+                for lx in 0..4 {
+                    let mut with = values.clone();
+                    with.push(x);
+                    let level = known.iter().map(|k| k.1).chain([lx]).max().unwrap_or(0) + 1;
+                    assert_eq!(link.apply((x, lx)), (mex(&with), level), "{known:?} {x}");
+                }
+            }
+            for inner in sets {
+                let inner_link = Link::of(inner);
+                for x in 0..6 {
+                    let composed = link.after(&inner_link).apply((x, 2));
+                    assert_eq!(
+                        composed,
+                        link.apply(inner_link.apply((x, 2))),
+                        "{known:?} {inner:?}"
+                    );
+                }
+            }
+        }
+    }
+}
