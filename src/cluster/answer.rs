@@ -5,7 +5,7 @@
 
 use super::bsp::Bsp;
 use super::settle::Owners;
-use super::shard::{CaseHead, Shard};
+use super::shard::Shard;
 use super::Msg;
 use crate::answer::Outcome;
 
@@ -26,8 +26,6 @@ pub struct Graph<'a> {
     pub owners: &'a Owners,
     /// The values of this worker's nodes.
     pub values: &'a [u32],
-    /// Every case, in order.
-    pub cases: &'a [CaseHead],
 }
 
 /// How the rows are written.
@@ -41,69 +39,80 @@ pub enum Rows {
     WithoutCase,
 }
 
-/// Answers `queries` (this worker's) against `graph`.
-pub fn answer(bsp: &mut Bsp<Msg>, queries: &Shard, graph: &Graph, rows: Rows) -> Answers {
+/// Answers this worker's queries in `range` of `queries` against `graph`; every worker takes
+/// part in every round, with an empty range or not.
+pub fn answer(
+    bsp: &mut Bsp<Msg>,
+    queries: &Shard,
+    range: std::ops::Range<usize>,
+    graph: &Graph,
+    rows: Rows,
+) -> Answers {
     let peers = bsp.peers();
     let owners = graph.owners;
+    let (first, count) = (range.start, range.len());
+    let tokens = |i: usize| {
+        let q = queries.query(first + i);
+        q.positions.iter().map(move |&p| q.base + u64::from(p))
+    };
     // The values of every token, asked of the tokens' owners in query order.
     let mut asks = vec![Vec::new(); peers];
-    for &p in &queries.positions {
+    for p in (0..count).flat_map(tokens) {
         asks[owners.of(p)].push(p);
     }
     let told = values_of(bsp, graph, asks);
     let mut cursor = vec![0usize; peers];
-    let mut token_values = Vec::with_capacity(queries.positions.len());
-    for &p in &queries.positions {
+    let mut value_of = |p: u64| {
         let owner = owners.of(p);
-        token_values.push(told[owner][cursor[owner]]);
         cursor[owner] += 1;
-    }
-    let query = |i: usize| queries.starts[i] as usize..queries.starts[i + 1] as usize;
-    let nim_sums: Vec<u32> = (0..queries.queries())
-        .map(|i| token_values[query(i)].iter().fold(0, |x, &v| x ^ v))
+        told[owner][cursor[owner] - 1]
+    };
+    let flat: Vec<u32> = (0..count).flat_map(tokens).map(&mut value_of).collect();
+    // The values of query i's tokens are the next `positions.len()` of `flat`.
+    let mut rest = &flat[..];
+    let token_values: Vec<&[u32]> = (0..count)
+        .map(|i| {
+            let (values, tail) = rest.split_at(queries.query(first + i).positions.len());
+            rest = tail;
+            values
+        })
         .collect();
+    let nim_sums: Vec<u32> =
+        token_values.iter().map(|values| values.iter().fold(0, |x, &v| x ^ v)).collect();
     let mut answers = Answers::default();
     for &x in &nim_sums {
         answers.lines.extend_from_slice(Outcome::of_nim_sum(x).line());
     }
+    if rows == Rows::None {
+        return answers;
+    }
     // The winning moves: the first token whose value can drop to its value XOR the nim-sum,
     // moved by its owner to its first out-position of that value.
-    let mut movers: Vec<Option<(u64, usize, usize)>> = vec![None; queries.queries()];
+    let mut movers: Vec<Option<(u64, usize, usize)>> = vec![None; count];
     let mut move_asks = vec![Vec::new(); peers];
-    if rows != Rows::None {
-        for i in 0..queries.queries() {
-            let x = nim_sums[i];
-            let token = query(i).find(|&t| token_values[t] ^ x < token_values[t]);
-            if let Some(t) = token {
-                let (p, want) = (queries.positions[t], token_values[t] ^ x);
-                let owner = owners.of(p);
-                movers[i] = Some((p, owner, move_asks[owner].len()));
-                move_asks[owner].push((p, want));
-            }
+    for (i, values) in token_values.iter().enumerate() {
+        let x = nim_sums[i];
+        if let Some((p, v)) = tokens(i).zip(values.iter()).find(|&(_, &v)| v ^ x < v) {
+            let owner = owners.of(p);
+            movers[i] = Some((p, owner, move_asks[owner].len()));
+            move_asks[owner].push((p, v ^ x));
         }
     }
-    let targets =
-        if rows == Rows::None { Vec::new() } else { winning_moves(bsp, graph, move_asks) };
-    if rows != Rows::None {
-        for i in 0..queries.queries() {
-            let case = queries.query_case[i];
-            // Cases are numbered from 1 in order.
-            let base = graph.cases.get(case as usize - 1).map_or(0, |c| c.base);
-            let local: Vec<u32> =
-                queries.positions[query(i)].iter().map(|&p| (p - base) as u32).collect();
-            let winning = movers[i]
-                .map(|(p, owner, k)| ((p - base) as u32, [(targets[owner][k] - base) as u32]));
-            let winning = winning.as_ref().map(|(from, to)| (*from, &to[..]));
-            let case = (rows == Rows::WithCase).then_some(case);
-            crate::report::push_row(
-                &mut answers.rows,
-                case,
-                queries.query_number[i],
-                &local,
-                nim_sums[i],
-                winning,
-            );
-        }
+    let targets = winning_moves(bsp, graph, move_asks);
+    for (i, mover) in movers.into_iter().enumerate() {
+        let q = queries.query(first + i);
+        let winning =
+            mover.map(|(p, owner, k)| ((p - q.base) as u32, [(targets[owner][k] - q.base) as u32]));
+        let winning = winning.as_ref().map(|(from, to)| (*from, &to[..]));
+        let case = (rows == Rows::WithCase).then_some(q.case);
+        crate::report::push_row(
+            &mut answers.rows,
+            case,
+            q.number,
+            q.positions,
+            nim_sums[i],
+            winning,
+        );
     }
     answers
 }
@@ -157,7 +166,7 @@ fn winning_moves(
     let mut asks = vec![Vec::new(); bsp.peers()];
     for (_, items) in &requests {
         for &(p, _) in items {
-            for &s in successors(p) {
+            for s in successors(p) {
                 asks[graph.owners.of(s)].push(s);
             }
         }
@@ -169,7 +178,7 @@ fn winning_moves(
         let mut targets = Vec::with_capacity(items.len());
         for (p, want) in items {
             let mut found = None;
-            for &s in successors(p) {
+            for s in successors(p) {
                 let owner = graph.owners.of(s);
                 let value = told[owner][cursor[owner]];
                 cursor[owner] += 1;

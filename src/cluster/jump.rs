@@ -109,7 +109,7 @@ pub(super) fn phase(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners, state: &
     let candidates: Vec<usize> = (0..shard.nodes()).filter(|&i| state.pending[i] == 1).collect();
     let mut asks = vec![Vec::new(); bsp.peers()];
     for &i in &candidates {
-        for &s in shard.successors(i) {
+        for s in shard.successors(i) {
             asks[owners.of(s)].push(s);
         }
     }
@@ -118,7 +118,7 @@ pub(super) fn phase(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners, state: &
     let mut links = Vec::new();
     for &i in &candidates {
         let (mut known, mut open) = (Vec::new(), Vec::new());
-        for &s in shard.successors(i) {
+        for s in shard.successors(i) {
             let w = owners.of(s);
             match told[w][cursor[w]] {
                 Probe::Settled(v, l) => known.push((v, l)),

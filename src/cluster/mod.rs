@@ -49,13 +49,16 @@ pub enum Msg {
         first: u64,
         /// Number of owned nodes.
         count: u64,
+        /// Number of queries.
+        queries: u64,
         /// Cases opening in its range.
         cases: Vec<CaseHead>,
         /// An input error was found.
         error: bool,
     },
-    /// Edges `(target, source)` for the target's owner.
-    Edges(Vec<(u64, u64)>),
+    /// Edges `(target, source)` for the target's owner: the target's index among the
+    /// receiver's nodes, the source case-local.
+    Edges(Vec<(u64, u32)>),
     /// Settled out-positions `(node, value, level)` for the node's owner.
     Settle(Vec<(u64, u32, u32)>),
     /// Nodes settled through links `(node, value, level)`, for the node's owner.
@@ -211,72 +214,137 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
         Job::Values(input) | Job::Solve { input, .. } => (input, Mode::Cases),
         Job::Query { graph, .. } => (graph, Mode::FirstGraph),
     };
-    let Some((shard, owners, cases)) = read_shard(bsp, input.bytes(), Entry::start(), mode) else {
+    let Some(read) = read_shard(bsp, input, Entry::start(), mode) else {
         return Run::Alone;
     };
-    if matches!(job, Job::Query { .. }) && cases.is_empty() {
+    if matches!(job, Job::Query { .. }) && read.cases.is_empty() {
         // No graph to query: process 0 alone says so.
         return Run::Alone;
     }
-    let Some((values, levels)) = settle::settle(bsp, &shard, &owners) else { return Run::Alone };
-    let graph = answer::Graph { shard: &shard, owners: &owners, values: &values, cases: &cases };
-    let (main, report) = match job {
-        Job::Values(_) => (value_rows(&shard, &cases, &values, &levels), Vec::new()),
+    let (shard, owners, cases) = (&read.shard, &read.owners, &read.cases);
+    let Some((values, levels)) = settle::settle(bsp, shard, owners) else { return Run::Alone };
+    let graph = answer::Graph { shard, owners, values: &values };
+    let mut out = Out { send, turn: 0 };
+    match job {
+        Job::Values(_) => {
+            let nodes = owners.counts(bsp.peers());
+            out.in_turns(bsp, &nodes, ROWS_PER_PIECE, |_, range| {
+                (value_rows(shard, cases, &values, &levels, range), Vec::new())
+            });
+        }
         Job::Solve { report, .. } => {
             let rows = if *report { answer::Rows::WithCase } else { answer::Rows::None };
-            let answers = answer::answer(bsp, &shard, &graph, rows);
-            (answers.lines, answers.rows)
+            out.in_turns(bsp, &read.queries, QUERIES_PER_PIECE, |bsp, range| {
+                let answers = answer::answer(bsp, shard, range, &graph, rows);
+                (answers.lines, answers.rows)
+            });
         }
         Job::Query { queries, .. } => {
             let entry = Entry::queries(cases[0].nodes);
-            let Some((mine, _, _)) = read_shard(bsp, queries.bytes(), entry, Mode::Queries) else {
+            let Some(mine) = read_shard(bsp, queries, entry, Mode::Queries) else {
                 return Run::Alone;
             };
-            let answers = answer::answer(bsp, &mine, &graph, answer::Rows::WithoutCase);
-            (answers.rows, Vec::new())
+            out.in_turns(bsp, &mine.queries, QUERIES_PER_PIECE, |bsp, range| {
+                let rows = answer::Rows::WithoutCase;
+                (answer::answer(bsp, &mine.shard, range, &graph, rows).rows, Vec::new())
+            });
         }
-    };
-    gather(bsp, send, main, report);
+    }
     Run::Done
 }
 
-/// Every worker's output goes to worker 0 one worker at a time, in worker order (the order of
-/// the file), and from there to the process's writer.
-fn gather(bsp: &mut Bsp<Msg>, send: &mpsc::Sender<(u8, Vec<u8>)>, main: Vec<u8>, report: Vec<u8>) {
-    let (me, peers) = (bsp.index(), bsp.peers());
-    let mut mine = Some((main, report));
-    for turn in 0..peers {
-        let mut out = Vec::new();
-        if turn == me {
-            if let Some((main, report)) = mine.take() {
-                out.push((0, Msg::Bytes(0, main)));
-                out.push((0, Msg::Bytes(1, report)));
-            }
-        }
-        let mut received = bsp.exchange(out);
-        received.sort_by_key(|m| if let Msg::Bytes(stream, _) = m { *stream } else { 2 });
-        for message in received {
-            if let Msg::Bytes(stream, bytes) = message {
-                if !bytes.is_empty() {
-                    let _ = send.send((stream, bytes));
-                }
+/// Rows formatted per piece of `values` output.
+const ROWS_PER_PIECE: usize = 1 << 16;
+/// Queries answered per piece of `solve` and `query` output.
+const QUERIES_PER_PIECE: usize = 1 << 16;
+
+/// The way output goes to process 0's writer.
+struct Out<'a> {
+    send: &'a mpsc::Sender<(u8, Vec<u8>)>,
+    turn: usize,
+}
+
+impl Out<'_> {
+    /// Output in file order, a bounded piece at a time: worker by worker (`counts[w]` items
+    /// each), `per_piece` items per piece. Every worker calls `piece` for every piece of every
+    /// worker (rounds in lockstep: answering a piece needs every worker), with the range of
+    /// its own items when it is that worker's turn and an empty one otherwise; the turn's
+    /// worker sends the bytes to worker 0.
+    fn in_turns(
+        &mut self,
+        bsp: &mut Bsp<Msg>,
+        counts: &[u64],
+        per_piece: usize,
+        mut piece: impl FnMut(&mut Bsp<Msg>, std::ops::Range<usize>) -> (Vec<u8>, Vec<u8>),
+    ) {
+        let me = bsp.index();
+        for (turn, &count) in counts.iter().enumerate() {
+            self.turn = turn;
+            for start in (0..count as usize).step_by(per_piece) {
+                let range = start..(start + per_piece).min(count as usize);
+                let range = if turn == me { range } else { 0..0 };
+                let (main, report) = piece(bsp, range);
+                self.deliver(bsp, main, report);
             }
         }
     }
+
+    /// Worker 0 passes a piece on; any other worker's goes to worker 0 in a round of its own.
+    fn deliver(&self, bsp: &mut Bsp<Msg>, main: Vec<u8>, report: Vec<u8>) {
+        let me = bsp.index();
+        let pieces = [(0, main), (1, report)];
+        let received = if self.turn == 0 {
+            if me == 0 {
+                pieces.to_vec()
+            } else {
+                Vec::new()
+            }
+        } else {
+            let out = if me == self.turn {
+                pieces
+                    .into_iter()
+                    .filter(|(_, b)| !b.is_empty())
+                    .map(|(k, b)| (0, Msg::Bytes(k, b)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let mut received: Vec<(u8, Vec<u8>)> = bsp
+                .exchange(out)
+                .into_iter()
+                .filter_map(|m| if let Msg::Bytes(k, b) = m { Some((k, b)) } else { None })
+                .collect();
+            received.sort_by_key(|(k, _)| *k);
+            received
+        };
+        for (stream, bytes) in received {
+            if !bytes.is_empty() {
+                let _ = self.send.send((stream, bytes));
+            }
+        }
+    }
+}
+
+/// What reading a file's shards gives every worker.
+struct Read {
+    /// This worker's shard.
+    shard: Shard,
+    /// Who owns which node.
+    owners: settle::Owners,
+    /// Every case, in order.
+    cases: Vec<CaseHead>,
+    /// Every worker's number of queries.
+    queries: Vec<u64>,
 }
 
 /// Reads this worker's shard: tokenizes its range, then walks it when the entry state reaches
 /// it (one round per worker, in order). Then every worker learns every other's owned ids and
 /// cases; `None` if any worker found an input error.
-fn read_shard(
-    bsp: &mut Bsp<Msg>,
-    bytes: &[u8],
-    start_entry: Entry,
-    mode: Mode,
-) -> Option<(Shard, settle::Owners, Vec<CaseHead>)> {
+fn read_shard(bsp: &mut Bsp<Msg>, input: &Input, start_entry: Entry, mode: Mode) -> Option<Read> {
     let (me, peers) = (bsp.index(), bsp.peers());
+    let bytes = input.bytes();
     let (start, end) = shard::range(bytes, me, peers);
-    let (tokens, bad) = shard::tokenize(bytes, start, end);
+    let (tokens, bad) = shard::tokenize(bytes, start, end, |a, b| input.release(a, b));
     let mut entry = (me == 0).then_some(start_entry);
     let mut mine = Shard::default();
     for turn in 0..peers {
@@ -297,33 +365,45 @@ fn read_shard(
         }
     }
     drop(tokens);
+    // The walk may have read past the range end to finish a record.
+    input.release(end, bytes.len().min(end + (1 << 20)));
     let summary = Msg::Summary {
         worker: me,
         first: mine.first,
         count: mine.nodes() as u64,
+        queries: mine.queries() as u64,
         cases: mine.cases.clone(),
         error: mine.error,
     };
     let (mut spans, mut cases, mut error) = (Vec::new(), Vec::new(), false);
+    let mut queries = vec![0; peers];
     for message in bsp.all_gather(summary) {
-        if let Msg::Summary { worker, first, count, cases: c, error: e } = message {
+        if let Msg::Summary { worker, first, count, queries: q, cases: c, error: e } = message {
             spans.push((worker, first, count));
+            queries[worker] = q;
             cases.extend(c);
             error |= e;
         }
     }
     cases.sort_unstable_by_key(|c| c.case);
-    (!error).then(|| (mine, settle::Owners::new(spans), cases))
+    let owners = settle::Owners::new(spans);
+    (!error).then_some(Read { shard: mine, owners, cases, queries })
 }
 
-/// The `values` rows of a shard's nodes: case, node, grundy, level, out-degree.
-fn value_rows(shard: &Shard, cases: &[CaseHead], values: &[u32], levels: &[u32]) -> Vec<u8> {
+/// The `values` rows of a shard's nodes in `range`: case, node, grundy, level, out-degree.
+fn value_rows(
+    shard: &Shard,
+    cases: &[CaseHead],
+    values: &[u32],
+    levels: &[u32],
+    range: std::ops::Range<usize>,
+) -> Vec<u8> {
     let mut rows = Rows::new();
-    for i in 0..shard.nodes() {
+    for i in range {
         let gid = shard.first + i as u64;
         let c = cases.partition_point(|c| c.base + u64::from(c.nodes) <= gid);
         let case = &cases[c];
-        let degree = shard.successors(i).len() as u32;
+        let degree = shard.degree(i) as u32;
         rows.value_row(case.case, (gid - case.base) as u32, values[i], levels[i], degree);
     }
     rows.into_bytes()

@@ -31,6 +31,22 @@ impl Owners {
         Owners { spans }
     }
 
+    /// Every worker's number of nodes.
+    pub fn counts(&self, peers: usize) -> Vec<u64> {
+        let mut counts = vec![0; peers];
+        for &(_, count, worker) in &self.spans {
+            counts[worker] = count;
+        }
+        counts
+    }
+
+    /// The first global id of the worker owning `gid`.
+    #[inline]
+    pub fn first_of(&self, gid: u64) -> u64 {
+        let i = self.spans.partition_point(|&(first, _, _)| first <= gid) - 1;
+        self.spans[i].0
+    }
+
     /// The worker owning global id `gid`.
     #[inline]
     pub fn of(&self, gid: u64) -> usize {
@@ -52,7 +68,7 @@ pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec
         let mut resolved: Vec<Vec<(u64, u32, u32)>> = vec![Vec::new(); peers];
         while let Some(i) = state.ready.pop() {
             let (value, level) = (state.value[i], state.level[i]);
-            for &u in reverse.preds(i) {
+            for u in reverse.preds(shard, i) {
                 let owner = owners.of(u);
                 if owner == me {
                     state.deliver((u - first) as usize, value, level);
@@ -149,7 +165,7 @@ pub(super) struct State {
 impl State {
     fn new(shard: &Shard) -> State {
         let n = shard.nodes();
-        let pending: Vec<u32> = (0..n).map(|i| shard.successors(i).len() as u32).collect();
+        let pending: Vec<u32> = (0..n).map(|i| shard.degree(i) as u32).collect();
         let ready: Vec<usize> = (0..n).filter(|&i| pending[i] == 0).collect();
         State {
             open: (n - ready.len()) as u64,
@@ -228,48 +244,87 @@ impl State {
     }
 }
 
-/// The predecessors of every owned node, from one round in which every edge goes to its
-/// target's owner.
+/// The predecessors of every owned node, case-local (a predecessor is in its target's case).
 struct Reverse {
     offsets: Vec<u64>,
-    preds: Vec<u64>,
+    preds: Vec<u32>,
 }
 
 impl Reverse {
-    fn preds(&self, i: usize) -> &[u64] {
-        &self.preds[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    /// The predecessors of owned node `i`, as global ids.
+    fn preds<'a>(&'a self, shard: &Shard, i: usize) -> impl Iterator<Item = u64> + 'a {
+        let base = shard.base(i);
+        let list = &self.preds[self.offsets[i] as usize..self.offsets[i + 1] as usize];
+        list.iter().map(move |&p| base + u64::from(p))
     }
 }
 
+/// Edges sent per worker per round while the reverse lists are built: the memory in flight is
+/// bounded by it, whatever the number of edges.
+const EDGES_PER_ROUND: usize = 1 << 16;
+
+/// The reverse lists, from every edge sent to its target's owner twice, in bounded rounds:
+/// first to count each target's predecessors, then to place them. Twice the messages, but
+/// nothing held beyond the lists themselves (4 bytes per edge, 8 per node).
 fn reverse(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Reverse {
-    let peers = bsp.peers();
-    let mut out: Vec<Vec<(u64, u64)>> = vec![Vec::new(); peers];
-    for i in 0..shard.nodes() {
-        let u = shard.first + i as u64;
-        for &t in shard.successors(i) {
-            out[owners.of(t)].push((t, u));
-        }
-    }
-    let messages = out.into_iter().enumerate().filter(|(_, o)| !o.is_empty());
-    let received = bsp.exchange(messages.map(|(w, o)| (w, Msg::Edges(o))).collect::<Vec<_>>());
     let n = shard.nodes();
+    let edges = || {
+        (0..n).flat_map(move |i| {
+            let local = (shard.first + i as u64 - shard.base(i)) as u32;
+            shard.successors(i).map(move |t| (owners.of(t), (t - owners.first_of(t), local)))
+        })
+    };
     let mut offsets = vec![0u64; n + 1];
-    let pairs = received.iter().flat_map(|m| match m {
-        Msg::Edges(edges) => edges.as_slice(),
-        _ => &[],
+    stream(bsp, edges().map(|(w, (t, _))| (w, (t, 0))), |batch| {
+        for (t, _) in batch {
+            offsets[t as usize + 1] += 1;
+        }
     });
-    for &(t, _) in pairs.clone() {
-        offsets[(t - shard.first) as usize + 1] += 1;
-    }
     for i in 0..n {
         offsets[i + 1] += offsets[i];
     }
-    let mut preds = vec![0u64; offsets[n] as usize];
-    let mut cursor = offsets.clone();
-    for &(t, u) in pairs {
-        let c = &mut cursor[(t - shard.first) as usize];
-        preds[*c as usize] = u;
-        *c += 1;
-    }
+    let mut preds = vec![0u32; offsets[n] as usize];
+    let mut cursor = offsets[..n].to_vec();
+    stream(bsp, edges(), |batch| {
+        for (t, u) in batch {
+            let c = &mut cursor[t as usize];
+            preds[*c as usize] = u;
+            *c += 1;
+        }
+    });
     Reverse { offsets, preds }
+}
+
+/// Sends every `(worker, edge)` of `items` to its worker, at most `EDGES_PER_ROUND` per round,
+/// handing every batch received to `take`, until no worker has any left.
+fn stream(
+    bsp: &mut Bsp<Msg>,
+    items: impl Iterator<Item = (usize, (u64, u32))>,
+    mut take: impl FnMut(Vec<(u64, u32)>),
+) {
+    let peers = bsp.peers();
+    let mut items = items.peekable();
+    loop {
+        let mut out = vec![Vec::new(); peers];
+        let mut sent = 0;
+        for (w, item) in items.by_ref().take(EDGES_PER_ROUND) {
+            out[w].push(item);
+            sent += 1;
+        }
+        let messages = out.into_iter().enumerate().filter(|(_, o)| !o.is_empty());
+        let messages = messages
+            .map(|(w, o)| (w, Msg::Edges(o)))
+            .chain((0..peers).map(|w| (w, Msg::Count(sent))));
+        let mut total = 0;
+        for message in bsp.exchange(messages.collect::<Vec<_>>()) {
+            match message {
+                Msg::Edges(batch) => take(batch),
+                Msg::Count(c) => total += c,
+                _ => {}
+            }
+        }
+        if total == 0 {
+            return;
+        }
+    }
 }

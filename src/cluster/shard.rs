@@ -82,30 +82,52 @@ pub struct CaseHead {
     pub base: u64,
 }
 
-/// One worker's share of the input: its nodes (with their out-positions as global ids), the
-/// queries that start in its range, and the cases that open in it.
+/// One worker's share of the input: its nodes (with their out-positions), the queries that
+/// start in its range, and the cases that open in it. Ids are stored case-local (4 bytes), with
+/// the global id of each case's node 0 kept once per run of nodes or queries of that case.
 #[derive(Debug, Default)]
 pub struct Shard {
     /// Global id of the first node this worker owns.
     pub first: u64,
     /// `targets[offsets[i]..offsets[i + 1]]` are the out-positions of node `first + i`.
-    pub offsets: Vec<u64>,
-    /// Out-positions, as global ids.
-    pub targets: Vec<u64>,
+    offsets: Vec<u64>,
+    /// Out-positions, case-local.
+    targets: Vec<u32>,
+    /// `(i, base)`: nodes from index `i` on are of the case whose node 0 is `base`.
+    bases: Vec<(u64, u64)>,
     /// Cases whose node count lies in the range.
     pub cases: Vec<CaseHead>,
-    /// The queries: case, number within the case, and positions (global ids) of query `i`
-    /// are `query_case[i]`, `query_number[i]`, `positions[starts[i]..starts[i + 1]]`.
-    pub query_case: Vec<u64>,
-    /// See `query_case`.
-    pub query_number: Vec<u64>,
-    /// See `query_case`.
-    pub starts: Vec<u64>,
-    /// See `query_case`.
-    pub positions: Vec<u64>,
+    /// The positions of query `i` are `positions[starts[i]..starts[i + 1]]`, case-local.
+    starts: Vec<u64>,
+    positions: Vec<u32>,
+    /// Runs of queries of one case: from query index `i` on, queries of this case, numbered
+    /// on from `number`.
+    runs: Vec<QueryRun>,
     /// True when something in or after the range is not a valid input (found only; process 0
     /// describes it).
     pub error: bool,
+}
+
+/// Queries of one case that follow each other in a shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct QueryRun {
+    index: u64,
+    case: u64,
+    base: u64,
+    number: u64,
+}
+
+/// One query of a shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Query<'a> {
+    /// 1-based case number.
+    pub case: u64,
+    /// 1-based number of the query within its case.
+    pub number: u64,
+    /// Global id of the case's node 0.
+    pub base: u64,
+    /// The positions, case-local.
+    pub positions: &'a [u32],
 }
 
 impl Shard {
@@ -114,14 +136,44 @@ impl Shard {
         self.offsets.len().saturating_sub(1)
     }
 
-    /// Number of queries.
-    pub fn queries(&self) -> usize {
-        self.query_case.len()
+    /// Number of edges owned.
+    pub fn edges(&self) -> usize {
+        self.targets.len()
     }
 
-    /// The out-positions of owned node `i` (0-based within the shard).
-    pub fn successors(&self, i: usize) -> &[u64] {
-        &self.targets[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    /// Number of queries.
+    pub fn queries(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// The number of out-positions of owned node `i` (0-based within the shard).
+    pub fn degree(&self, i: usize) -> usize {
+        (self.offsets[i + 1] - self.offsets[i]) as usize
+    }
+
+    /// Global id of node 0 of owned node `i`'s case.
+    pub fn base(&self, i: usize) -> u64 {
+        let k = self.bases.partition_point(|&(from, _)| from <= i as u64);
+        self.bases[k - 1].1
+    }
+
+    /// The out-positions of owned node `i`, as global ids.
+    pub fn successors(&self, i: usize) -> impl Iterator<Item = u64> + '_ {
+        let base = self.base(i);
+        let list = &self.targets[self.offsets[i] as usize..self.offsets[i + 1] as usize];
+        list.iter().map(move |&t| base + u64::from(t))
+    }
+
+    /// Query `i`.
+    pub fn query(&self, i: usize) -> Query<'_> {
+        let k = self.runs.partition_point(|r| r.index <= i as u64);
+        let run = self.runs[k - 1];
+        Query {
+            case: run.case,
+            number: run.number + (i as u64 - run.index),
+            base: run.base,
+            positions: &self.positions[self.starts[i] as usize..self.starts[i + 1] as usize],
+        }
     }
 }
 
@@ -142,11 +194,30 @@ pub fn range(bytes: &[u8], w: usize, peers: usize) -> (usize, usize) {
 }
 
 /// The tokens of `bytes[start..end]` (which start and end at token boundaries), and whether a
-/// bad token stopped the tokenizing.
-pub fn tokenize(bytes: &[u8], start: usize, end: usize) -> (Vec<u32>, bool) {
+/// bad token stopped the tokenizing. Read a window at a time, each window's bytes handed to
+/// `release` once read: the tokens are all that is kept.
+pub fn tokenize(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    release: impl Fn(usize, usize),
+) -> (Vec<u32>, bool) {
+    const WINDOW: usize = 16 << 20;
     let mut tokens = Vec::new();
-    let bad = crate::parse::tokens::tokenize_piece(&bytes[start..end], &mut tokens).is_some();
-    (tokens, bad)
+    let mut at = start;
+    while at < end {
+        let mut cut = (at + WINDOW).min(end);
+        while cut < end && !is_space(bytes[cut]) {
+            cut += 1;
+        }
+        let bad = crate::parse::tokens::tokenize_piece(&bytes[at..cut], &mut tokens).is_some();
+        release(at, cut);
+        if bad {
+            return (tokens, true);
+        }
+        at = cut;
+    }
+    (tokens, false)
 }
 
 /// Walks this worker's `tokens` (those of `bytes[..end]` from the range start, `bad` if a bad
@@ -203,9 +274,12 @@ pub fn walk(
             Next::Node(i) => {
                 let gid = state.base + u64::from(i);
                 owned_first.get_or_insert(gid);
-                let nodes = u64::from(state.nodes);
+                if shard.bases.last().is_none_or(|&(_, base)| base != state.base) {
+                    shard.bases.push((shard.nodes() as u64, state.base));
+                }
+                let nodes = state.nodes;
                 if !list(tokens, &mut k, header, &mut beyond, |t| {
-                    shard.targets.push(state.base + t);
+                    shard.targets.push(t);
                     t < nodes
                 }) {
                     shard.error = true;
@@ -221,15 +295,18 @@ pub fn walk(
                     state.next = if mode == Mode::Queries { Next::End } else { Next::Case };
                     continue;
                 }
-                let nodes = u64::from(state.nodes);
+                let nodes = state.nodes;
                 if !list(tokens, &mut k, header, &mut beyond, |t| {
-                    shard.positions.push(state.base + t);
+                    shard.positions.push(t);
                     t < nodes
                 }) {
                     shard.error = true;
                 }
-                shard.query_case.push(state.case);
-                shard.query_number.push(q);
+                if shard.runs.last().is_none_or(|r| r.case != state.case) {
+                    let index = shard.queries() as u64;
+                    let (case, base) = (state.case, state.base);
+                    shard.runs.push(QueryRun { index, case, base, number: q });
+                }
                 shard.starts.push(shard.positions.len() as u64);
                 state.next = Next::Query(q + 1);
             }
@@ -282,12 +359,12 @@ fn list(
     k: &mut usize,
     len: u64,
     beyond: &mut Beyond,
-    mut keep: impl FnMut(u64) -> bool,
+    mut keep: impl FnMut(u32) -> bool,
 ) -> bool {
     let here = (len as usize).min(tokens.len() - *k);
     let mut fine = true;
     for &t in &tokens[*k..*k + here] {
-        fine &= keep(u64::from(t));
+        fine &= keep(t);
     }
     *k += here;
     for _ in here as u64..len {
@@ -295,7 +372,7 @@ fn list(
         match beyond.lex.next_u32(expected) {
             Ok(Some(t)) => {
                 beyond.read += 1;
-                fine &= keep(u64::from(t));
+                fine &= keep(t);
             }
             _ => return false,
         }
@@ -313,7 +390,7 @@ mod tests {
         (0..peers)
             .map(|w| {
                 let (start, end) = range(text, w, peers);
-                let (tokens, bad) = tokenize(text, start, end);
+                let (tokens, bad) = tokenize(text, start, end, |_, _| {});
                 let (shard, exit) =
                     walk(text, (end, &tokens, bad), entry, Mode::Cases, w + 1 == peers);
                 entry = exit;
@@ -333,7 +410,7 @@ mod tests {
             let mut firsts = Vec::new();
             for s in &all {
                 firsts.push((s.first, s.nodes()));
-                lists.extend((0..s.nodes()).map(|i| s.successors(i).to_vec()));
+                lists.extend((0..s.nodes()).map(|i| s.successors(i).collect::<Vec<_>>()));
             }
             assert_eq!(
                 lists,
@@ -350,9 +427,9 @@ mod tests {
                 .iter()
                 .flat_map(|s| {
                     (0..s.queries()).map(move |i| {
-                        let p =
-                            s.positions[s.starts[i] as usize..s.starts[i + 1] as usize].to_vec();
-                        (s.query_case[i], s.query_number[i], p)
+                        let q = s.query(i);
+                        let p = q.positions.iter().map(|&p| q.base + u64::from(p)).collect();
+                        (q.case, q.number, p)
                     })
                 })
                 .collect();

@@ -165,21 +165,24 @@ impl Input {
     /// memory, and below `RELEASE_STEP` (64 MiB) of progress.
     pub fn release_before(&self, offset: usize) {
         let Data::Mapped(map) = &self.data else { return };
-        let page = 4096;
-        let end = (self.bom + offset).min(map.len()) / page * page;
+        let end = (self.bom + offset).min(map.len()) / PAGE * PAGE;
         let start = self.released.load(Ordering::Relaxed);
         if end < start + RELEASE_STEP {
             return;
         }
         self.released.store(end, Ordering::Relaxed);
-        // SAFETY: the map is a read-only, shared mapping of a file. MADV_DONTNEED drops the
-        // pages of [start, end) from this process's page tables; the next access faults them
-        // in again from the file (the page cache), with the same contents under the contract
-        // `Input::file` already states (nobody modifies the file while grundy runs). No byte
-        // observed through `bytes()` changes, so no reference is invalidated. The range lies
-        // inside the map. A failure only leaves the pages mapped.
-        let _ =
-            unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start) };
+        dont_need(map, start, end);
+    }
+
+    /// Tells the kernel the whole mapped pages inside `bytes()[start..end]` are not needed for
+    /// now (a cluster worker's share, once read); as `release_before`, without its step.
+    pub fn release(&self, start: usize, end: usize) {
+        let Data::Mapped(map) = &self.data else { return };
+        let start = (self.bom + start).div_ceil(PAGE) * PAGE;
+        let end = (self.bom + end).min(map.len()) / PAGE * PAGE;
+        if start < end {
+            dont_need(map, start, end);
+        }
     }
 
     /// The name to use in messages: the path as given, or `<stdin>`.
@@ -238,4 +241,18 @@ mod tests {
         }
         assert_eq!(Compression::of(b"1 0"), None);
     }
+}
+
+/// The page size the releases round to (a multiple of it works as well).
+const PAGE: usize = 4096;
+
+/// Drops the pages of `[start, end)` (page-aligned, inside the map) from this process.
+fn dont_need(map: &Mmap, start: usize, end: usize) {
+    // SAFETY: the map is a read-only, shared mapping of a file. MADV_DONTNEED drops the pages
+    // of [start, end) from this process's page tables; the next access faults them in again
+    // from the file (the page cache), with the same contents under the contract `Input::file`
+    // already states (nobody modifies the file while grundy runs). No byte observed through
+    // `bytes()` changes, so no reference is invalidated. Callers keep the range inside the
+    // map. A failure only leaves the pages mapped.
+    let _ = unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start) };
 }
