@@ -217,6 +217,20 @@ fn read_start<'b>(file: &File, buf: &'b mut [u8]) -> std::io::Result<&'b [u8]> {
     Ok(&buf[..filled])
 }
 
+/// The page size the releases round to (a multiple of it works as well).
+const PAGE: usize = 4096;
+
+/// Drops the pages of `[start, end)` (page-aligned, inside the map) from this process.
+fn dont_need(map: &Mmap, start: usize, end: usize) {
+    // SAFETY: the map is a read-only, shared mapping of a file. MADV_DONTNEED drops the pages
+    // of [start, end) from this process's page tables; the next access faults them in again
+    // from the file (the page cache), with the same contents under the contract `Input::file`
+    // already states (nobody modifies the file while grundy runs). No byte observed through
+    // `bytes()` changes, so no reference is invalidated. Callers keep the range inside the
+    // map. A failure only leaves the pages mapped.
+    let _ = unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start) };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,18 +255,4 @@ mod tests {
         }
         assert_eq!(Compression::of(b"1 0"), None);
     }
-}
-
-/// The page size the releases round to (a multiple of it works as well).
-const PAGE: usize = 4096;
-
-/// Drops the pages of `[start, end)` (page-aligned, inside the map) from this process.
-fn dont_need(map: &Mmap, start: usize, end: usize) {
-    // SAFETY: the map is a read-only, shared mapping of a file. MADV_DONTNEED drops the pages
-    // of [start, end) from this process's page tables; the next access faults them in again
-    // from the file (the page cache), with the same contents under the contract `Input::file`
-    // already states (nobody modifies the file while grundy runs). No byte observed through
-    // `bytes()` changes, so no reference is invalidated. Callers keep the range inside the
-    // map. A failure only leaves the pages mapped.
-    let _ = unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start) };
 }
