@@ -214,15 +214,18 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
         Job::Values(input) | Job::Solve { input, .. } => (input, Mode::Cases),
         Job::Query { graph, .. } => (graph, Mode::FirstGraph),
     };
+    let trace = Trace::new(bsp.index());
     let Some(read) = read_shard(bsp, input, Entry::start(), mode) else {
         return Run::Alone;
     };
+    trace.stage("read");
     if matches!(job, Job::Query { .. }) && read.cases.is_empty() {
         // No graph to query: process 0 alone says so.
         return Run::Alone;
     }
     let (shard, owners, cases) = (&read.shard, &read.owners, &read.cases);
     let Some((values, levels)) = settle::settle(bsp, shard, owners) else { return Run::Alone };
+    trace.stage("settled");
     let graph = answer::Graph { shard, owners, values: &values };
     let mut out = Out { send, turn: 0 };
     match job {
@@ -250,7 +253,32 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
             });
         }
     }
+    trace.stage("written");
     Run::Done
+}
+
+/// With `GRUNDY_TRACE` set, every worker prints on stderr when each stage ends: seconds since
+/// it started, rounds so far, and the process's resident memory (for finding what is slow or
+/// big on a real cluster).
+struct Trace {
+    worker: usize,
+    start: Option<std::time::Instant>,
+}
+
+impl Trace {
+    fn new(worker: usize) -> Trace {
+        let on = std::env::var_os("GRUNDY_TRACE").is_some();
+        Trace { worker, start: on.then(std::time::Instant::now) }
+    }
+
+    fn stage(&self, name: &str) {
+        let Some(start) = self.start else { return };
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+        let pages: u64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        let seconds = start.elapsed().as_secs_f64();
+        let mb = (pages * 4096) >> 20;
+        eprintln!("trace: worker {}: {name} at {seconds:.3} s, {mb} MB resident", self.worker);
+    }
 }
 
 /// Rows formatted per piece of `values` output.
@@ -345,25 +373,21 @@ fn read_shard(bsp: &mut Bsp<Msg>, input: &Input, start_entry: Entry, mode: Mode)
     let bytes = input.bytes();
     let (start, end) = shard::range(bytes, me, peers);
     let (tokens, bad) = shard::tokenize(bytes, start, end, |a, b| input.release(a, b));
-    let mut entry = (me == 0).then_some(start_entry);
-    let mut mine = Shard::default();
+    // The entry states go worker to worker, each hopping over its range's records; then every
+    // worker walks its range at once.
+    let mut entry = start_entry;
     for turn in 0..peers {
         let mut out = Vec::new();
-        if turn == me {
-            let entry = entry.unwrap_or(start_entry);
-            let (shard, exit) =
-                shard::walk(bytes, (end, &tokens, bad), entry, mode, me + 1 == peers);
-            mine = shard;
-            if me + 1 < peers {
-                out.push((me + 1, Msg::Entry(exit)));
-            }
+        if turn == me && me + 1 < peers {
+            out.push((me + 1, Msg::Entry(shard::hop(&tokens, entry, mode))));
         }
         for message in bsp.exchange(out) {
             if let Msg::Entry(e) = message {
-                entry = Some(e);
+                entry = e;
             }
         }
     }
+    let (mine, _) = shard::walk(bytes, (end, &tokens, bad), entry, mode, me + 1 == peers);
     drop(tokens);
     // The walk may have read past the range end to finish a record.
     input.release(end, bytes.len().min(end + (1 << 20)));

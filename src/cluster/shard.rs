@@ -220,15 +220,34 @@ pub fn tokenize(
     (tokens, false)
 }
 
+/// The state the next worker starts from, after this worker's `tokens` walked from `entry` in
+/// `mode`: only record headers are read (a list is hopped over by its length), so the walks
+/// that must run one after another, worker by worker, cost a step per record, not per token.
+/// Meaningless when the range has an input error, which `walk` then finds.
+pub fn hop(tokens: &[u32], entry: Entry, mode: Mode) -> Entry {
+    walk_or_hop(&[], (0, tokens, false), entry, (mode, false), false).1
+}
+
 /// Walks this worker's `tokens` (those of `bytes[..end]` from the range start, `bad` if a bad
 /// token stopped them) from `entry` in `mode`, reading past `end` to finish a record that
 /// starts before it, and returns the shard and the state the next worker starts from. `last`
 /// says this is the last range (the input ends).
 pub fn walk(
     bytes: &[u8],
-    (end, tokens, bad): (usize, &[u32], bool),
+    range: (usize, &[u32], bool),
     entry: Entry,
     mode: Mode,
+    last: bool,
+) -> (Shard, Entry) {
+    walk_or_hop(bytes, range, entry, (mode, true), last)
+}
+
+/// `walk`, or with `keep` false `hop`: the same state machine, storing nothing.
+fn walk_or_hop(
+    bytes: &[u8],
+    (end, tokens, bad): (usize, &[u32], bool),
+    entry: Entry,
+    (mode, keep): (Mode, bool),
     last: bool,
 ) -> (Shard, Entry) {
     let mut shard = Shard::default();
@@ -246,7 +265,7 @@ pub fn walk(
     }
     let mut k = entry.skip as usize;
     state.skip = 0;
-    let mut beyond = Beyond { lex: Lexer::at(bytes, end), read: 0 };
+    let mut beyond = Beyond { lex: Lexer::at(bytes, end), read: 0, keep };
     let mut owned_first = None;
     shard.offsets.push(0);
     shard.starts.push(0);
@@ -260,11 +279,13 @@ pub fn walk(
                 state.base += u64::from(state.nodes);
                 state.case += 1;
                 state.nodes = header as u32;
-                shard.cases.push(CaseHead {
-                    case: state.case,
-                    nodes: state.nodes,
-                    base: state.base,
-                });
+                if keep {
+                    shard.cases.push(CaseHead {
+                        case: state.case,
+                        nodes: state.nodes,
+                        base: state.base,
+                    });
+                }
                 state.next = match (state.nodes, mode) {
                     (0, Mode::FirstGraph) => Next::Done,
                     (0, _) => Next::Query(1),
@@ -274,7 +295,7 @@ pub fn walk(
             Next::Node(i) => {
                 let gid = state.base + u64::from(i);
                 owned_first.get_or_insert(gid);
-                if shard.bases.last().is_none_or(|&(_, base)| base != state.base) {
+                if keep && shard.bases.last().is_none_or(|&(_, base)| base != state.base) {
                     shard.bases.push((shard.nodes() as u64, state.base));
                 }
                 let nodes = state.nodes;
@@ -284,7 +305,9 @@ pub fn walk(
                 }) {
                     shard.error = true;
                 }
-                shard.offsets.push(shard.targets.len() as u64);
+                if keep {
+                    shard.offsets.push(shard.targets.len() as u64);
+                }
                 state.next = if i + 1 == state.nodes { Next::Query(1) } else { Node(i + 1) };
                 if state.next == Next::Query(1) && mode == Mode::FirstGraph {
                     state.next = Next::Done;
@@ -302,12 +325,14 @@ pub fn walk(
                 }) {
                     shard.error = true;
                 }
-                if shard.runs.last().is_none_or(|r| r.case != state.case) {
+                if keep && shard.runs.last().is_none_or(|r| r.case != state.case) {
                     let index = shard.queries() as u64;
                     let (case, base) = (state.case, state.base);
                     shard.runs.push(QueryRun { index, case, base, number: q });
                 }
-                shard.starts.push(shard.positions.len() as u64);
+                if keep {
+                    shard.starts.push(shard.positions.len() as u64);
+                }
                 state.next = Next::Query(q + 1);
             }
         }
@@ -345,10 +370,12 @@ fn finish(shard: &mut Shard, state: Entry, last: bool) {
     }
 }
 
-/// Tokens read past the range end, by the sequential scanner.
+/// Tokens read past the range end, by the sequential scanner (or, not `keep`ing, only
+/// counted).
 struct Beyond<'a> {
     lex: Lexer<'a>,
     read: u64,
+    keep: bool,
 }
 
 /// Reads a list of `len` ids from `tokens[*k..]`, then past the range end; `keep(id)` stores
@@ -362,6 +389,11 @@ fn list(
     mut keep: impl FnMut(u32) -> bool,
 ) -> bool {
     let here = (len as usize).min(tokens.len() - *k);
+    if !beyond.keep {
+        *k += here;
+        beyond.read += len - here as u64;
+        return true;
+    }
     let mut fine = true;
     for &t in &tokens[*k..*k + here] {
         fine &= keep(t);
@@ -393,6 +425,9 @@ mod tests {
                 let (tokens, bad) = tokenize(text, start, end, |_, _| {});
                 let (shard, exit) =
                     walk(text, (end, &tokens, bad), entry, Mode::Cases, w + 1 == peers);
+                if !shard.error {
+                    assert_eq!(hop(&tokens, entry, Mode::Cases), exit, "worker {w} of {peers}");
+                }
                 entry = exit;
                 shard
             })
