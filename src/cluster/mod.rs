@@ -258,7 +258,7 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
 }
 
 /// With `GRUNDY_TRACE` set, every worker prints on stderr when each stage ends: seconds since
-/// it started, rounds so far, and the process's resident memory (for finding what is slow or
+/// it started and the process's resident memory (for finding what is slow or
 /// big on a real cluster).
 struct Trace {
     worker: usize,

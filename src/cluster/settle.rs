@@ -66,7 +66,10 @@ pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec
     loop {
         let mut settled: Vec<Vec<(u64, u32, u32)>> = vec![Vec::new(); peers];
         let mut resolved: Vec<Vec<(u64, u32, u32)>> = vec![Vec::new(); peers];
-        while let Some(i) = state.ready.pop() {
+        let mut sent = 0;
+        // Bounded rounds: the rest of the ready nodes wait for the next one.
+        while sent < SETTLES_PER_ROUND {
+            let Some(i) = state.ready.pop() else { break };
             let (value, level) = (state.value[i], state.level[i]);
             for u in reverse.preds(shard, i) {
                 let owner = owners.of(u);
@@ -74,6 +77,7 @@ pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec
                     state.deliver((u - first) as usize, value, level);
                 } else {
                     settled[owner].push((u, value, level));
+                    sent += 1;
                 }
             }
             for (u, link) in state.subs.remove(&i).unwrap_or_default() {
@@ -83,10 +87,10 @@ pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec
                     state.settle((u - first) as usize, value, level);
                 } else {
                     resolved[owner].push((u, value, level));
+                    sent += 1;
                 }
             }
         }
-        let sent: u64 = settled.iter().chain(&resolved).map(|o| o.len() as u64).sum();
         let tally = Msg::Tally { sent, open: state.open };
         let messages = batches(settled, Msg::Settle)
             .chain(batches(resolved, Msg::Resolved))
@@ -129,6 +133,10 @@ pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec
         bsp.all_gather(Msg::Flag(stuck)).iter().any(|m| matches!(m, Msg::Flag(true)));
     (!anyone_stuck).then_some((state.value, state.level))
 }
+
+/// Settled values sent per worker per round at most (16 bytes each): the memory in flight is
+/// bounded by it, whatever the width of the graph's levels.
+const SETTLES_PER_ROUND: u64 = 1 << 18;
 
 /// Thin rounds before a jumping phase.
 const JUMP_AFTER: u32 = 8;
@@ -284,14 +292,17 @@ fn reverse(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Reverse {
         offsets[i + 1] += offsets[i];
     }
     let mut preds = vec![0u32; offsets[n] as usize];
-    let mut cursor = offsets[..n].to_vec();
+    // Each list fills from its end down: `offsets[t + 1]` ends as the start of `t`'s list,
+    // so the offsets shift down by one instead of a cursor per node.
     stream(bsp, edges(), |batch| {
         for (t, u) in batch {
-            let c = &mut cursor[t as usize];
-            preds[*c as usize] = u;
-            *c += 1;
+            let end = &mut offsets[t as usize + 1];
+            *end -= 1;
+            preds[*end as usize] = u;
         }
     });
+    offsets.remove(0);
+    offsets.push(preds.len() as u64);
     Reverse { offsets, preds }
 }
 

@@ -267,6 +267,12 @@ fn walk_or_hop(
     state.skip = 0;
     let mut beyond = Beyond { lex: Lexer::at(bytes, end), read: 0, keep };
     let mut owned_first = None;
+    if keep {
+        // Room for every token: address space only (pages are touched as they fill), and no
+        // reallocation holding two copies at the peak.
+        shard.targets.reserve(tokens.len() - k);
+        shard.offsets.reserve(tokens.len() - k + 1);
+    }
     shard.offsets.push(0);
     shard.starts.push(0);
     while k < tokens.len() && state.next != Next::Done {
