@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bsp::Bsp;
 use super::settle::{Owners, State};
-use super::shard::Shard;
+use super::shard::Source;
 use super::Msg;
 
 /// A node's value and level as a function of one open out-position's: value `b` if that
@@ -93,6 +93,24 @@ pub enum Probe {
     Open,
 }
 
+/// The owned nodes with one open move (indices), and their out-positions (global ids), read
+/// again from `source` a window at a time.
+/// `lists[ends[k - 1]..ends[k]]` (from 0 for `k = 0`) are the out-positions of `nodes[k]`.
+fn one_open(first: u64, source: &Source, state: &State) -> (Vec<usize>, Vec<usize>, Vec<u64>) {
+    let (mut nodes, mut ends, mut lists) = (Vec::new(), Vec::new(), Vec::new());
+    source.windows(|piece| {
+        for j in 0..piece.nodes() {
+            let i = (piece.first - first) as usize + j;
+            if state.pending[i] == 1 {
+                nodes.push(i);
+                lists.extend(piece.successors(j));
+                ends.push(lists.len());
+            }
+        }
+    });
+    (nodes, ends, lists)
+}
+
 /// A node with one open move, during a phase.
 struct Linked {
     node: usize,
@@ -104,21 +122,26 @@ struct Linked {
 /// One phase: every open node with one open move is linked, the links jump until they reach a
 /// settled node (settling theirs) or a node with more open moves (subscribing to it). Nodes
 /// settled here are pushed on `state`'s ready list; subscriptions are added to `state`.
-pub(super) fn phase(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners, state: &mut State) {
-    let first = shard.first;
-    let candidates: Vec<usize> = (0..shard.nodes()).filter(|&i| state.pending[i] == 1).collect();
+/// The shard's out-positions were dropped: those of the candidates (owned nodes with one open
+/// move) are read again from `source`.
+pub(super) fn phase(
+    bsp: &mut Bsp<Msg>,
+    (first, source): (u64, &Source),
+    owners: &Owners,
+    state: &mut State,
+) {
+    let (candidates, ends, lists) = one_open(first, source, state);
     let mut asks = vec![Vec::new(); bsp.peers()];
-    for &i in &candidates {
-        for s in shard.successors(i) {
-            asks[owners.of(s)].push(s);
-        }
+    for &s in &lists {
+        asks[owners.of(s)].push(s);
     }
     let told = probe(bsp, first, asks, |i| state.probe(i, None));
     let mut cursor = vec![0usize; bsp.peers()];
     let mut links = Vec::new();
-    for &i in &candidates {
+    for (k, &i) in candidates.iter().enumerate() {
         let (mut known, mut open) = (Vec::new(), Vec::new());
-        for s in shard.successors(i) {
+        let from = if k == 0 { 0 } else { ends[k - 1] };
+        for &s in &lists[from..ends[k]] {
             let w = owners.of(s);
             match told[w][cursor[w]] {
                 Probe::Settled(v, l) => known.push((v, l)),

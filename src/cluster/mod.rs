@@ -21,6 +21,7 @@ pub mod jump;
 pub mod net;
 pub mod settle;
 pub mod shard;
+pub mod split;
 
 use std::net::TcpListener;
 use std::sync::{mpsc, Arc};
@@ -34,7 +35,7 @@ use crate::io::input::Input;
 use crate::report::Rows;
 use bsp::Bsp;
 use net::Peers;
-use shard::{CaseHead, Entry, Mode, Shard};
+use shard::{CaseHead, Entry, Mode, Shard, Source};
 
 /// What workers send each other.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -119,6 +120,10 @@ pub enum Msg {
         /// Global ids.
         targets: Vec<u64>,
     },
+    /// A worker's total record weight (`split`).
+    Weight(usize, u64),
+    /// A worker's candidates for the cuts between balanced ranges (`split`).
+    Cuts(usize, Vec<split::Cut>),
     /// Output bytes for process 0, of stream 0 (stdout, or `-o`) or 1 (the report).
     Bytes(u8, Vec<u8>),
 }
@@ -165,6 +170,7 @@ pub fn run(
     listener: Option<TcpListener>,
     write: Write,
 ) -> Result<Run, Error> {
+    fixed_mmap_threshold();
     let mesh = net::connect(peers, listener)?;
     net::report_lost_peers(peers);
     let watch = net::watch(peers, mesh.beats);
@@ -208,6 +214,19 @@ pub fn run(
     Ok(if outcomes.contains(&Run::Alone) { Run::Alone } else { Run::Done })
 }
 
+/// Large blocks always from `mmap`, so that a freed one goes back to the system at once.
+/// glibc's threshold otherwise rises to the size of the largest block freed, after which
+/// blocks of up to that size come from heaps that keep their freed pages: a worker that frees
+/// its tokens, its edges and its reverse lists in turn would hold twice its memory.
+fn fixed_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; glibc documents it as thread-safe
+    // (it takes the arena locks) and 128 KiB is the default value of this parameter.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+    }
+}
+
 /// One worker's part of `job`.
 fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Run {
     let (input, mode) = match job {
@@ -215,7 +234,7 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
         Job::Query { graph, .. } => (graph, Mode::FirstGraph),
     };
     let trace = Trace::new(bsp.index());
-    let Some(read) = read_shard(bsp, input, Entry::start(), mode) else {
+    let Some(mut read) = read_shard(bsp, input, Entry::start(), mode) else {
         return Run::Alone;
     };
     trace.stage("read");
@@ -223,9 +242,16 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
         // No graph to query: process 0 alone says so.
         return Run::Alone;
     }
-    let (shard, owners, cases) = (&read.shard, &read.owners, &read.cases);
-    let Some((values, levels)) = settle::settle(bsp, shard, owners) else { return Run::Alone };
+    let (owners, cases) = (&read.owners, &read.cases);
+    let settled = settle::settle(bsp, &mut read.shard, owners, &read.source);
+    let Some((values, levels)) = settled else { return Run::Alone };
     trace.stage("settled");
+    if !matches!(job, Job::Values(_)) {
+        // Answers need the moves and the queries again.
+        read.shard.reload(read.source.read());
+        trace.stage("read again");
+    }
+    let shard = &read.shard;
     let graph = answer::Graph { shard, owners, values: &values };
     let mut out = Out { send, turn: 0 };
     match job {
@@ -354,7 +380,9 @@ impl Out<'_> {
 }
 
 /// What reading a file's shards gives every worker.
-struct Read {
+struct Read<'a> {
+    /// Where this worker's shard lies, to read it again.
+    source: Source<'a>,
     /// This worker's shard.
     shard: Shard,
     /// Who owns which node.
@@ -365,32 +393,19 @@ struct Read {
     queries: Vec<u64>,
 }
 
-/// Reads this worker's shard: tokenizes its range, then walks it when the entry state reaches
-/// it (one round per worker, in order). Then every worker learns every other's owned ids and
-/// cases; `None` if any worker found an input error.
-fn read_shard(bsp: &mut Bsp<Msg>, input: &Input, start_entry: Entry, mode: Mode) -> Option<Read> {
+/// Reads this worker's shard: its balanced range ([`split`]), tokenized, then walked. Then
+/// every worker learns every other's owned ids and cases; `None` if any worker found an input
+/// error.
+fn read_shard<'a>(
+    bsp: &mut Bsp<Msg>,
+    input: &'a Input,
+    first: Entry,
+    mode: Mode,
+) -> Option<Read<'a>> {
     let (me, peers) = (bsp.index(), bsp.peers());
-    let bytes = input.bytes();
-    let (start, end) = shard::range(bytes, me, peers);
-    let (tokens, bad) = shard::tokenize(bytes, start, end, |a, b| input.release(a, b));
-    // The entry states go worker to worker, each hopping over its range's records; then every
-    // worker walks its range at once.
-    let mut entry = start_entry;
-    for turn in 0..peers {
-        let mut out = Vec::new();
-        if turn == me && me + 1 < peers {
-            out.push((me + 1, Msg::Entry(shard::hop(&tokens, entry, mode))));
-        }
-        for message in bsp.exchange(out) {
-            if let Msg::Entry(e) = message {
-                entry = e;
-            }
-        }
-    }
-    let (mine, _) = shard::walk(bytes, (end, &tokens, bad), entry, mode, me + 1 == peers);
-    drop(tokens);
-    // The walk may have read past the range end to finish a record.
-    input.release(end, bytes.len().min(end + (1 << 20)));
+    let (start, end, entry) = split::balanced(bsp, input, first, mode);
+    let source = Source { input, start, end, entry, mode, last: me + 1 == peers };
+    let mine = source.read();
     let summary = Msg::Summary {
         worker: me,
         first: mine.first,
@@ -411,7 +426,7 @@ fn read_shard(bsp: &mut Bsp<Msg>, input: &Input, start_entry: Entry, mode: Mode)
     }
     cases.sort_unstable_by_key(|c| c.case);
     let owners = settle::Owners::new(spans);
-    (!error).then_some(Read { shard: mine, owners, cases, queries })
+    (!error).then_some(Read { shard: mine, owners, cases, queries, source })
 }
 
 /// The `values` rows of a shard's nodes in `range`: case, node, grundy, level, out-degree.

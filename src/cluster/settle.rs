@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use super::bsp::Bsp;
 use super::jump::{Link, Probe};
-use super::shard::Shard;
+use super::shard::{Shard, Source};
 use super::Msg;
 
 /// Who owns which global ids: `(first, count, worker)` of every non-empty shard, in id order.
@@ -57,9 +57,17 @@ impl Owners {
 
 /// Every owned node's value and level, or `None` if some node of some worker stayed unsettled
 /// (a cycle: the caller falls back to the single-process run, which names it).
-pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec<u32>, Vec<u32>)> {
+/// The shard's out-positions and queries are dropped once the edges are sent (read again from
+/// `source` for a jumping phase); the caller reads them again if it needs them.
+pub fn settle(
+    bsp: &mut Bsp<Msg>,
+    shard: &mut Shard,
+    owners: &Owners,
+    source: &Source,
+) -> Option<(Vec<u32>, Vec<u32>)> {
     let (me, peers, first) = (bsp.index(), bsp.peers(), shard.first);
     let reverse = reverse(bsp, shard, owners);
+    shard.unload();
     let mut state = State::new(shard);
     let mut since_phase = 0u32;
     let mut phase_rounds = 0u32;
@@ -123,7 +131,7 @@ pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec
         // phase cost more rounds than have passed since.
         if since_phase >= JUMP_AFTER.max(2 * phase_rounds) && total * JUMP_SHARE < open {
             let before = bsp.rounds();
-            super::jump::phase(bsp, shard, owners, &mut state);
+            super::jump::phase(bsp, (first, source), owners, &mut state);
             phase_rounds = (bsp.rounds() - before) as u32;
             since_phase = 0;
         }
@@ -136,7 +144,7 @@ pub fn settle(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Option<(Vec
 
 /// Settled values sent per worker per round at most (16 bytes each): the memory in flight is
 /// bounded by it, whatever the width of the graph's levels.
-const SETTLES_PER_ROUND: u64 = 1 << 18;
+const SETTLES_PER_ROUND: u64 = 1 << 16;
 
 /// Thin rounds before a jumping phase.
 const JUMP_AFTER: u32 = 8;

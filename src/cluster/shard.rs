@@ -16,6 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::io::input::Input;
 use crate::parse::lexer::{is_space, Lexer};
 
 /// Where the walk stands at the start of a range.
@@ -164,6 +165,47 @@ impl Shard {
         list.iter().map(move |&t| base + u64::from(t))
     }
 
+    /// Drops the out-positions and the queries' positions (what a worker needs only to send
+    /// its edges and to answer), keeping the rest; `reload` brings them back.
+    pub fn unload(&mut self) {
+        self.targets = Vec::new();
+        self.positions = Vec::new();
+    }
+
+    /// Takes the out-positions and queries back from `again`, the same shard read again.
+    pub fn reload(&mut self, again: Shard) {
+        debug_assert_eq!((again.first, again.offsets.len()), (self.first, self.offsets.len()));
+        self.targets = again.targets;
+        self.positions = again.positions;
+    }
+
+    /// Appends `next`, the shard of the next window of the same range.
+    fn append(&mut self, next: Shard) {
+        if self.offsets.is_empty() {
+            *self = next;
+            return;
+        }
+        if self.nodes() == 0 {
+            self.first = next.first;
+        }
+        let (nodes, edges) = (self.nodes() as u64, self.targets.len() as u64);
+        for (i, base) in next.bases {
+            if self.bases.last().is_none_or(|&(_, b)| b != base) {
+                self.bases.push((nodes + i, base));
+            }
+        }
+        self.offsets.extend(next.offsets[1..].iter().map(|o| edges + o));
+        self.targets.extend(next.targets);
+        let (queries, positions) = (self.queries() as u64, self.positions.len() as u64);
+        for run in next.runs {
+            self.runs.push(QueryRun { index: queries + run.index, ..run });
+        }
+        self.starts.extend(next.starts[1..].iter().map(|s| positions + s));
+        self.positions.extend(next.positions);
+        self.cases.extend(next.cases);
+        self.error |= next.error;
+    }
+
     /// Query `i`.
     pub fn query(&self, i: usize) -> Query<'_> {
         let k = self.runs.partition_point(|r| r.index <= i as u64);
@@ -175,6 +217,74 @@ impl Shard {
             positions: &self.positions[self.starts[i] as usize..self.starts[i + 1] as usize],
         }
     }
+}
+
+/// Where a worker's shard lies in its input, to read it (again).
+#[derive(Clone, Copy)]
+pub struct Source<'a> {
+    /// The input.
+    pub input: &'a Input,
+    /// The byte range, from a record header (or the input's start) to a token boundary.
+    pub start: usize,
+    /// The range's end.
+    pub end: usize,
+    /// The state at `start`.
+    pub entry: Entry,
+    /// What is read.
+    pub mode: Mode,
+    /// This is the last range.
+    pub last: bool,
+}
+
+impl Source<'_> {
+    /// The shard: the range tokenized and walked a window at a time (so only a window's
+    /// tokens are held beside the shard).
+    pub fn read(&self) -> Shard {
+        self.read_in(WINDOW)
+    }
+
+    /// The shard of each window of the range, in order (together they are the range's).
+    pub fn windows(&self, each: impl FnMut(Shard)) {
+        self.windows_of(WINDOW, each)
+    }
+
+    fn read_in(&self, window: usize) -> Shard {
+        let mut shard = Shard::default();
+        self.windows_of(window, |piece| shard.append(piece));
+        shard
+    }
+
+    fn windows_of(&self, window: usize, mut each: impl FnMut(Shard)) {
+        let (input, mut entry, mut at) = (self.input, self.entry, self.start);
+        let bytes = input.bytes();
+        loop {
+            let cut = window_end(bytes, at, self.end, window);
+            let read = tokenize(bytes, at, cut, |a, b| input.release(a, b));
+            let last = self.last && cut == self.end;
+            let (piece, exit) = walk(bytes, (cut, &read.tokens, read.bad), entry, self.mode, last);
+            drop(read);
+            // The walk may have read past the window to finish a record.
+            input.release(cut, self.end.min(cut + (1 << 20)));
+            each(piece);
+            (entry, at) = (exit, cut);
+            if at >= self.end {
+                break;
+            }
+        }
+    }
+}
+
+/// Bytes tokenized at a time: a window's tokens, shard and file pages are held at once.
+const WINDOW: usize = 4 << 20;
+
+/// The end of the window from `at`: `window` bytes on, moved to a token boundary, at most
+/// `end`.
+fn window_end(bytes: &[u8], at: usize, end: usize, window: usize) -> usize {
+    let mut cut = (at + window).min(end);
+    while cut < end && !is_space(bytes[cut]) {
+        cut += 1;
+    }
+    cut
 }
 
 /// The byte range of worker `w` of `peers`: the tokens that start in `[wS/P, (w+1)S/P)`.
@@ -193,39 +303,84 @@ pub fn range(bytes: &[u8], w: usize, peers: usize) -> (usize, usize) {
     (token_start(cut(w)), token_start(cut(w + 1)))
 }
 
-/// The tokens of `bytes[start..end]` (which start and end at token boundaries), and whether a
-/// bad token stopped the tokenizing. Read a window at a time, each window's bytes handed to
-/// `release` once read: the tokens are all that is kept.
-pub fn tokenize(
-    bytes: &[u8],
-    start: usize,
-    end: usize,
-    release: impl Fn(usize, usize),
-) -> (Vec<u32>, bool) {
-    const WINDOW: usize = 16 << 20;
-    let mut tokens = Vec::new();
+/// The tokens of `bytes[start..end]` (which start and end at token boundaries), whether a bad
+/// token stopped the tokenizing, and a mark `(byte, index)` at each window: the tokens from
+/// `index` on start at or after `byte`. Read a window at a time, each window's bytes handed
+/// to `release` once read: the tokens are all that is kept.
+pub fn tokenize(bytes: &[u8], start: usize, end: usize, release: impl Fn(usize, usize)) -> Tokens {
+    let mut read = Tokens { tokens: Vec::new(), bad: false, marks: Vec::new() };
     let mut at = start;
     while at < end {
-        let mut cut = (at + WINDOW).min(end);
-        while cut < end && !is_space(bytes[cut]) {
-            cut += 1;
-        }
-        let bad = crate::parse::tokens::tokenize_piece(&bytes[at..cut], &mut tokens).is_some();
+        let cut = window_end(bytes, at, end, WINDOW);
+        read.marks.push((at, read.tokens.len()));
+        read.bad =
+            crate::parse::tokens::tokenize_piece(&bytes[at..cut], &mut read.tokens).is_some();
         release(at, cut);
-        if bad {
-            return (tokens, true);
+        if read.bad {
+            break;
         }
         at = cut;
     }
-    (tokens, false)
+    read
+}
+
+/// A range's tokens.
+#[derive(Debug, Default)]
+pub struct Tokens {
+    /// The values, in order.
+    pub tokens: Vec<u32>,
+    /// A bad token stopped them.
+    pub bad: bool,
+    /// `(byte, index)`: token `index` is the first to start at or after `byte`.
+    marks: Vec<(usize, usize)>,
+}
+
+impl Tokens {
+    /// The byte where token `index` starts, found by scanning `bytes` from the nearest mark.
+    pub fn byte_of(&self, bytes: &[u8], index: usize) -> usize {
+        let m = self.marks.partition_point(|&(_, i)| i <= index);
+        let Some(&(mut at, mut i)) = m.checked_sub(1).and_then(|m| self.marks.get(m)) else {
+            return bytes.len();
+        };
+        loop {
+            while at < bytes.len() && is_space(bytes[at]) {
+                at += 1;
+            }
+            if i == index || at == bytes.len() {
+                return at;
+            }
+            while at < bytes.len() && !is_space(bytes[at]) {
+                at += 1;
+            }
+            i += 1;
+        }
+    }
 }
 
 /// The state the next worker starts from, after this worker's `tokens` walked from `entry` in
 /// `mode`: only record headers are read (a list is hopped over by its length), so the walks
 /// that must run one after another, worker by worker, cost a step per record, not per token.
-/// Meaningless when the range has an input error, which `walk` then finds.
-pub fn hop(tokens: &[u32], entry: Entry, mode: Mode) -> Entry {
-    walk_or_hop(&[], (0, tokens, false), entry, (mode, false), false).1
+/// `header(k, state, weight)` is told of each record whose header is `tokens[k]`: the state a
+/// walk starting there starts from, and the record's [`weight`]. Meaningless when the range
+/// has an input error, which `walk` then finds.
+pub fn hop(
+    tokens: &[u32],
+    entry: Entry,
+    mode: Mode,
+    mut header: impl FnMut(usize, Entry, u64),
+) -> Entry {
+    walk_or_hop(&[], (0, tokens, false), entry, (mode, Some(&mut header)), false).1
+}
+
+/// About the bytes a record costs a worker that owns it, from first reading to answering: a
+/// node 40 and 8 per out-position (its list, and the reverse list at the targets' owner), a
+/// query 12 and 4 per position; a case header or a query list's end nothing.
+pub fn weight(next: Next, len: u64) -> u64 {
+    match next {
+        Next::Node(_) => 40 + 8 * len,
+        Next::Query(_) if len > 0 => 12 + 4 * len,
+        _ => 0,
+    }
 }
 
 /// Walks this worker's `tokens` (those of `bytes[..end]` from the range start, `bad` if a bad
@@ -239,17 +394,21 @@ pub fn walk(
     mode: Mode,
     last: bool,
 ) -> (Shard, Entry) {
-    walk_or_hop(bytes, range, entry, (mode, true), last)
+    walk_or_hop(bytes, range, entry, (mode, None), last)
 }
 
-/// `walk`, or with `keep` false `hop`: the same state machine, storing nothing.
+/// Told of each record header by `hop`.
+type Header<'a> = &'a mut dyn FnMut(usize, Entry, u64);
+
+/// `walk`, or with a `header` callback `hop`: the same state machine, storing nothing.
 fn walk_or_hop(
     bytes: &[u8],
     (end, tokens, bad): (usize, &[u32], bool),
     entry: Entry,
-    (mode, keep): (Mode, bool),
+    (mode, mut told): (Mode, Option<Header>),
     last: bool,
 ) -> (Shard, Entry) {
+    let keep = told.is_none();
     let mut shard = Shard::default();
     let mut state = entry;
     if state.next == Next::Done {
@@ -277,6 +436,9 @@ fn walk_or_hop(
     shard.starts.push(0);
     while k < tokens.len() && state.next != Next::Done {
         let header = u64::from(tokens[k]);
+        if let Some(told) = told.as_mut() {
+            told(k, state, weight(state.next, header));
+        }
         k += 1;
         match state.next {
             Next::Done => {}
@@ -428,11 +590,12 @@ mod tests {
         (0..peers)
             .map(|w| {
                 let (start, end) = range(text, w, peers);
-                let (tokens, bad) = tokenize(text, start, end, |_, _| {});
+                let read = tokenize(text, start, end, |_, _| {});
                 let (shard, exit) =
-                    walk(text, (end, &tokens, bad), entry, Mode::Cases, w + 1 == peers);
+                    walk(text, (end, &read.tokens, read.bad), entry, Mode::Cases, w + 1 == peers);
                 if !shard.error {
-                    assert_eq!(hop(&tokens, entry, Mode::Cases), exit, "worker {w} of {peers}");
+                    let hopped = hop(&read.tokens, entry, Mode::Cases, |_, _, _| {});
+                    assert_eq!(hopped, exit, "worker {w} of {peers}");
                 }
                 entry = exit;
                 shard
@@ -483,6 +646,53 @@ mod tests {
             ];
             assert_eq!(queries, expected, "{peers} workers");
         }
+    }
+
+    /// Everything a shard holds, comparable.
+    fn contents(s: &Shard) -> (u64, Vec<Vec<u64>>, Vec<(u64, u64, u64, Vec<u32>)>, bool) {
+        let lists = (0..s.nodes()).map(|i| s.successors(i).collect()).collect();
+        let queries = (0..s.queries())
+            .map(|i| {
+                let q = s.query(i);
+                (q.case, q.number, q.base, q.positions.to_vec())
+            })
+            .collect();
+        (s.first, lists, queries, s.error)
+    }
+
+    #[test]
+    fn a_range_read_in_windows_is_the_range_read_whole() {
+        let text =
+            b"4\n2 1 2\n0\n1 3\n0\n1 0\n2 0 2\n0\n\n4\n1 1\n1 2\n0\n0\n2 0 1\n2 1 1\n3 0 1 3\n0\n";
+        let input = Input::from_bytes("t", text.to_vec());
+        for peers in 1..6 {
+            let mut entry = Entry::start();
+            for w in 0..peers {
+                let (start, end) = range(text, w, peers);
+                let last = w + 1 == peers;
+                let source = Source { input: &input, start, end, entry, mode: Mode::Cases, last };
+                let read = tokenize(text, start, end, |_, _| {});
+                let (whole, exit) =
+                    walk(text, (end, &read.tokens, read.bad), entry, Mode::Cases, last);
+                for window in 1..12 {
+                    let windowed = source.read_in(window);
+                    assert_eq!(contents(&windowed), contents(&whole), "{w} of {peers}, {window}");
+                    assert_eq!(windowed.cases, whole.cases);
+                }
+                entry = exit;
+            }
+        }
+        let cut = b"2\n1 1\n";
+        let input = Input::from_bytes("t", cut.to_vec());
+        let whole = Source {
+            input: &input,
+            start: 0,
+            end: cut.len(),
+            entry: Entry::start(),
+            mode: Mode::Cases,
+            last: true,
+        };
+        assert!((1..8).all(|window| whole.read_in(window).error));
     }
 
     #[test]
