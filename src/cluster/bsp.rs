@@ -42,18 +42,27 @@ impl<'w, M: Message> Bsp<'w, M> {
         let received = Rc::new(RefCell::new(BTreeMap::new()));
         let sink = Rc::clone(&received);
         worker.dataflow::<u64, _, _>(|scope| {
-            scope.input_from(&mut input).container::<Vec<_>>().probe_with(&probe).sink(
-                Exchange::new(|m: &(u32, M)| u64::from(m.0)),
-                "Deliver",
-                move |(input, _)| {
-                    input.for_each(|time, data| {
-                        let mut sink = sink.borrow_mut();
-                        let round: &mut Vec<M> =
-                            sink.entry(time.least().copied().unwrap_or(0)).or_default();
-                        round.extend(data.drain(..).map(|(_, m)| m));
-                    });
-                },
-            );
+            // The probe watches the output of the operator that keeps the messages, not the
+            // input: its frontier passes a round only once this worker has taken every
+            // message of the round (on the input, only once every worker has sent them).
+            scope
+                .input_from(&mut input)
+                .container::<Vec<_>>()
+                .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
+                    Exchange::new(|m: &(u32, M)| u64::from(m.0)),
+                    "Deliver",
+                    move |_, _| {
+                        move |input, _| {
+                            input.for_each(|time, data| {
+                                let mut sink = sink.borrow_mut();
+                                let round: &mut Vec<M> =
+                                    sink.entry(time.least().copied().unwrap_or(0)).or_default();
+                                round.extend(data.drain(..).map(|(_, m)| m));
+                            });
+                        }
+                    },
+                )
+                .probe_with(&probe);
         });
         Bsp { worker, input, probe, received, round: 0 }
     }
