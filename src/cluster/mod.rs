@@ -2,18 +2,17 @@
 //!
 //! Every process runs the same command with its place in the cluster ([`net::Peers`]); the
 //! processes connect ([`net`]), watch each other's heartbeats, and run as bulk-synchronous
-//! rounds of messages over timely ([`bsp`]): each worker reads its share of the file
-//! ([`shard`]: tokens, then the nodes and queries whose records start in its byte range),
-//! the edges go to their targets' owners, and values settle by messages ([`settle`]). Process
-//! 0 alone writes the output, gathering rows worker by worker, in node order.
+//! rounds of messages over timely ([`bsp`]): the file is cut into shares of about equal weight
+//! ([`split`]), each worker reads its share ([`shard`]: the nodes and queries whose records lie
+//! in it), the edges go to their targets' owners, and values settle by messages ([`settle`]),
+//! deep thin paths by pointer jumping ([`jump`]). Process 0 alone writes the output, gathering
+//! it worker by worker in bounded pieces, in file order.
 //!
 //! An input error or a cycle anywhere makes process 0 answer the whole input alone with the
 //! single-process engine ([`Run::Alone`]), so messages and the answers before them are exactly
 //! the single-process ones; the other processes then exit with code 1 and print nothing.
 //!
-//! What runs here so far: `values`, `solve` (with `--report`) and `query` of chess-format
-//! files. Deep thin graphs pay a round per level that crosses workers (no pointer jumping
-//! yet), and a worker's output is formatted whole before it goes to process 0.
+//! What runs here: `values`, `solve` (with `--report`) and `query` of chess-format files.
 
 pub mod answer;
 pub mod bsp;

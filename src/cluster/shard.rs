@@ -648,8 +648,11 @@ mod tests {
         }
     }
 
+    /// A query's case, number, base and positions.
+    type QueryParts = (u64, u64, u64, Vec<u32>);
+
     /// Everything a shard holds, comparable.
-    fn contents(s: &Shard) -> (u64, Vec<Vec<u64>>, Vec<(u64, u64, u64, Vec<u32>)>, bool) {
+    fn contents(s: &Shard) -> (u64, Vec<Vec<u64>>, Vec<QueryParts>, bool) {
         let lists = (0..s.nodes()).map(|i| s.successors(i).collect()).collect();
         let queries = (0..s.queries())
             .map(|i| {
