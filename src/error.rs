@@ -36,7 +36,7 @@ pub enum Error {
         message: String,
     },
     /// A case's graph has a cycle, so it is not a game that must end.
-    #[error("{path}: case {case}: cycle {}", format_cycle(.cycle))]
+    #[error("{path}: case {case}: cycle {} (cycles are allowed with --loopy)", format_cycle(.cycle))]
     Cycle {
         /// The file or `<stdin>`.
         path: String,

@@ -116,9 +116,15 @@ fn cycles_name_their_nodes_and_case() {
     assert_eq!(run.code, 1);
     assert_eq!(
         run.stderr.trim_end(),
-        format!("error: {}: case 2: cycle 1 -> 2 -> 1", path.display())
+        format!(
+            "error: {}: case 2: cycle 1 -> 2 -> 1 (cycles are allowed with --loopy)",
+            path.display()
+        )
     );
-    assert_eq!(solve_error(b"2\n1 1\n1 1\n0\n"), "error: FILE: case 1: cycle 1 -> 1");
+    assert_eq!(
+        solve_error(b"2\n1 1\n1 1\n0\n"),
+        "error: FILE: case 1: cycle 1 -> 1 (cycles are allowed with --loopy)"
+    );
 }
 
 #[test]

@@ -96,7 +96,7 @@ fn edge_list_errors_name_line_and_column() {
         (b"0 1\n1 2 7\n", &[], "2:5: the end of an edge line `u v`: found \"7\", but an edge line holds two node ids only"),
         (b"0 1\n1 5\n", &["--nodes", "3"], "2:3: the second node of an edge line `u v` is 5, but the case has 3 nodes (ids 0 to 2)"),
         (b"0 4000000000\n", &[], "1:3: the second node of an edge line `u v`: node id 4000000000 would make a graph of 4000000001 nodes from 1 edges; give --nodes to allow it"),
-        (b"0 1\n1 0\n", &[], "case 1: cycle 0 -> 1 -> 0"),
+        (b"0 1\n1 0\n", &[], "case 1: cycle 0 -> 1 -> 0 (cycles are allowed with --loopy)"),
     ];
     for (text, extra, message) in cases {
         let path = write_file(dir.path(), "e.txt", text);

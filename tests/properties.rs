@@ -132,7 +132,7 @@ fn run_solve(text: &str, format: Format, threads: usize) -> (String, String) {
     let input = Input::from_bytes("<prop>", text.as_bytes().to_vec());
     let (mut out, mut report) = (Vec::new(), Vec::new());
     in_pool(threads, || {
-        exec::solve(&input, exec_of(threads), format, &mut out, Some(&mut report), &())
+        exec::solve(&input, (exec_of(threads), format, false), &mut out, Some(&mut report), &())
     })
     .unwrap();
     (String::from_utf8(out).unwrap(), String::from_utf8(report).unwrap())

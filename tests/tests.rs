@@ -8,6 +8,7 @@ mod formats;
 mod games;
 mod generate;
 mod large;
+mod loopy;
 mod oracle;
 mod outputs;
 mod regression;

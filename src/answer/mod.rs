@@ -9,7 +9,7 @@
 use rayon::prelude::*;
 
 use crate::eval::Values;
-use crate::graph::GameGraph;
+use crate::graph::{Csr, GameGraph, Offset};
 use crate::parse::chess_parallel::QueryBatch;
 
 /// Pieces per thread a batch is cut into.
@@ -100,6 +100,51 @@ pub fn winning_move<'g>(
                 .map(|parts| (p, parts)),
         }
     })
+}
+
+/// What a query of a loopy game comes to: its outcome, the nim-sum of its finite tokens, and
+/// for a WIN a move `(from, to)` after which the tokens are a LOSE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopyAnswer {
+    /// Who wins.
+    pub outcome: Outcome,
+    /// XOR of the finite tokens' values.
+    pub nim_sum: u32,
+    /// A winning move: the token's position and where it goes.
+    pub winning: Option<(u32, u32)>,
+}
+
+/// The answer for tokens on `positions` of a loopy game (`values` from
+/// [`loopy`](crate::eval::loopy)): all finite, a WIN exactly when the nim-sum `b` is not 0,
+/// by the usual move (the first token whose value `g` has `g ^ b < g`, to its first follower
+/// of value `g ^ b`, never an infinite one); one infinite token, a WIN exactly when it has a
+/// follower of finite value `b` (the nim-sum of the others), by the move there, else a DRAW;
+/// two or more infinite tokens, a DRAW.
+pub fn loopy_answer<O: Offset>(graph: &Csr<O>, values: &Values, positions: &[u32]) -> LoopyAnswer {
+    let finite = |p: &&u32| values.get(**p) != Values::INFINITE;
+    let nim_sum = positions.iter().filter(finite).fold(0, |acc, &p| acc ^ values.get(p));
+    let mut infinite = positions.iter().filter(|p| !finite(p));
+    let to_value = |p: u32, want: u32| {
+        let s = graph.successors(p).iter().find(|&&s| values.get(s) == want)?;
+        Some((p, *s))
+    };
+    let (outcome, winning) = match (infinite.next(), infinite.next()) {
+        (None, _) => {
+            let winning = (nim_sum != 0).then(|| {
+                positions.iter().find_map(|&p| {
+                    let want = values.get(p) ^ nim_sum;
+                    (want < values.get(p)).then(|| to_value(p, want)).flatten()
+                })
+            });
+            (Outcome::of_nim_sum(nim_sum), winning.flatten())
+        }
+        (Some(&u), None) => match to_value(u, nim_sum) {
+            Some(step) => (Outcome::Win, Some(step)),
+            None => (Outcome::Draw, None),
+        },
+        (Some(_), Some(_)) => (Outcome::Draw, None),
+    };
+    LoopyAnswer { outcome, nim_sum, winning }
 }
 
 /// The output buffers of answered queries: the main output and an optional report.

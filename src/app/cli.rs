@@ -119,6 +119,10 @@ pub struct SolveArgs {
     /// case,query,positions,nim_sum,result,move_from,move_to.
     #[arg(long, value_name = "CSV")]
     pub report: Option<PathBuf>,
+    /// Allow cycles and self-loops: generalized Sprague-Grundy values (finite or inf), and
+    /// WIN, LOSE or DRAW (infinite play) per query. Chess and edge-list formats.
+    #[arg(long)]
+    pub loopy: bool,
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -154,6 +158,11 @@ pub struct ValuesArgs {
     /// How the input is written.
     #[command(flatten)]
     pub format: FormatArgs,
+    /// Allow cycles and self-loops: generalized Sprague-Grundy values (finite or inf), and the
+    /// outcome of one token (WIN, LOSE or DRAW). Columns:
+    /// case,node,grundy,infinite_set,outcome,out_degree. Chess and edge-list formats.
+    #[arg(long)]
+    pub loopy: bool,
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,

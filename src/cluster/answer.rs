@@ -110,7 +110,7 @@ pub fn answer(
             case,
             q.number,
             q.positions,
-            nim_sums[i],
+            (nim_sums[i], crate::answer::Outcome::of_nim_sum(nim_sums[i])),
             winning,
         );
     }

@@ -21,6 +21,19 @@ pub struct Evaluated {
     pub times: StageTimes,
 }
 
+/// A case's graph labelled as a loopy game (cycles allowed).
+#[derive(Debug)]
+pub struct Labelled {
+    /// 1-based case number.
+    pub case: u64,
+    /// The game (chess format: an explicit graph).
+    pub graph: GameGraph,
+    /// Generalized Sprague-Grundy value of every node, [`Values::INFINITE`] for infinity.
+    pub values: Values,
+    /// Time spent on each stage (labelling counted as evaluation).
+    pub times: StageTimes,
+}
+
 /// Wall-clock time of each stage of a case.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StageTimes {

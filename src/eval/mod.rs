@@ -12,9 +12,11 @@ use crate::meter::{Meter, Ticker};
 use crate::order::{Level, Levels, INLINE_LEVEL};
 
 pub mod case;
+pub mod loopy;
 pub mod values;
 
-pub use case::{Evaluated, StageTimes};
+pub use case::{Evaluated, Labelled, StageTimes};
+pub use loopy::{infinite_set, loopy};
 pub use values::Values;
 
 /// Reusable scratch for mex computations: no allocation per node once it has grown to the

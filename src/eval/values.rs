@@ -10,6 +10,10 @@
 pub struct Values(Vec<u32>);
 
 impl Values {
+    /// The value of a node of a loopy game that has none (infinity, written `inf`): it is no
+    /// finite value, since a finite one needs as many other nodes.
+    pub const INFINITE: u32 = u32::MAX;
+
     /// Values given by node id.
     pub fn from_vec(values: Vec<u32>) -> Values {
         Values(values)

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::Exec;
 use crate::answer::{self, Bufs};
 use crate::error::Error;
-use crate::eval::{Evaluated, StageTimes};
+use crate::eval::{self, Evaluated, Labelled, StageTimes};
 use crate::graph::{Deps, GameGraph};
 use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
@@ -143,6 +143,29 @@ impl<'a> CaseReader<'a> {
         };
         let times = StageTimes { parse, order, evaluate: start.elapsed(), queries: Duration::ZERO };
         Ok(Some(Evaluated { case, graph, levels, values, times }))
+    }
+
+    /// Reads the next case and labels it as a loopy game (cycles and self-loops allowed,
+    /// [`eval::loopy`]); `None` at the end of the input. Both paths label sequentially for now.
+    pub fn next_loopy_case(&mut self) -> Result<Option<Labelled>, Error> {
+        let start = Instant::now();
+        let total = self.input.bytes().len() as u64;
+        let case = self.case() + 1;
+        self.stage(case, "reading", Unit::Bytes, total);
+        let Some(graph) = self.next_graph().map_err(|e| self.error(e))? else { return Ok(None) };
+        let parse = start.elapsed();
+        let start = Instant::now();
+        self.stage(case, "labelling", Unit::Nodes, graph.node_count() as u64);
+        let values = match &graph {
+            GameGraph::Chess(g) => eval::loopy(g, self.meter),
+            GameGraph::ChessWide(g) => eval::loopy(g, self.meter),
+            GameGraph::Sums(_) => {
+                return Err(Error::Usage("--loopy takes the chess and edge-list formats".into()))
+            }
+        };
+        let evaluate = start.elapsed();
+        let times = StageTimes { parse, order: Duration::ZERO, evaluate, queries: Duration::ZERO };
+        Ok(Some(Labelled { case, graph, values, times }))
     }
 
     /// Reads the next case's graph in the reader's format.

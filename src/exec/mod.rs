@@ -18,7 +18,7 @@ pub mod cases;
 pub mod query;
 pub mod solve;
 
-pub use crate::eval::{Evaluated, StageTimes};
+pub use crate::eval::{Evaluated, Labelled, StageTimes};
 pub use cases::CaseReader;
 pub use query::query;
 pub use solve::solve;

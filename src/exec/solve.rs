@@ -7,6 +7,7 @@
 use super::{CaseReader, Exec};
 use crate::answer::{self, Outcome};
 use crate::error::Error;
+use crate::graph::GameGraph;
 use crate::io::input::Input;
 use crate::io::sink::{stop_if_all_closed, Put};
 use crate::meter::Meter;
@@ -14,11 +15,11 @@ use crate::parse::format::Format;
 use crate::report::{self, Rows, SOLVE_HEADER};
 
 /// Answers every query of `input`: verdict lines to `out`, and report rows (with a header) to
-/// `report` if given. The engine of `grundy solve`, apart from files and terminals.
+/// `report` if given; with `loopy`, cycles are allowed and a query may be a DRAW. The engine of
+/// `grundy solve`, apart from files and terminals.
 pub fn solve(
     input: &Input,
-    exec: Exec,
-    format: Format,
+    (exec, format, loopy): (Exec, Format, bool),
     out: &mut impl Put,
     mut report: Option<&mut impl Put>,
     meter: &dyn Meter,
@@ -26,33 +27,70 @@ pub fn solve(
     if let Some(report) = &mut report {
         report.put(&Rows::header(SOLVE_HEADER))?;
     }
+    let with_report = report.is_some();
     let mut reader = CaseReader::new(input, exec, format, meter);
-    while let Some(case) = reader.next_case()? {
-        let with_report = report.is_some();
-        let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
-            bufs.main.extend_from_slice(Outcome::of(&case.values, positions).line());
-            if with_report {
-                let (graph, values) = (&case.graph, &case.values);
-                report::push_query_row(
-                    &mut bufs.report,
-                    Some(case.case),
-                    number,
-                    positions,
-                    graph,
-                    values,
-                );
-            }
-        };
-        reader.queries(answer, |bufs| {
-            out.put(&bufs.main)?;
-            match &mut report {
-                Some(report) => {
-                    report.put(&bufs.report)?;
-                    stop_if_all_closed(&[&*out, &**report])
+    loop {
+        let flush = |bufs: &answer::Bufs| put(out, report.as_deref_mut(), bufs);
+        if loopy {
+            let Some(case) = reader.next_loopy_case()? else { break };
+            let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
+                let answer = match &case.graph {
+                    GameGraph::Chess(g) => answer::loopy_answer(g, &case.values, positions),
+                    GameGraph::ChessWide(g) => answer::loopy_answer(g, &case.values, positions),
+                    GameGraph::Sums(_) => unreachable!("a loopy case is a chess graph"),
+                };
+                bufs.main.extend_from_slice(answer.outcome.line());
+                if with_report {
+                    let to = answer.winning.map(|(from, to)| (from, [to]));
+                    let winning = to.as_ref().map(|(from, to)| (*from, &to[..]));
+                    let verdict = (answer.nim_sum, answer.outcome);
+                    report::push_row(
+                        &mut bufs.report,
+                        Some(case.case),
+                        number,
+                        positions,
+                        verdict,
+                        winning,
+                    );
                 }
-                None => stop_if_all_closed(&[&*out]),
-            }
-        })?;
+            };
+            reader.queries(answer, flush)?;
+        } else {
+            let Some(case) = reader.next_case()? else { break };
+            let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
+                bufs.main.extend_from_slice(Outcome::of(&case.values, positions).line());
+                if with_report {
+                    let (graph, values) = (&case.graph, &case.values);
+                    let case = Some(case.case);
+                    report::push_query_row(
+                        &mut bufs.report,
+                        case,
+                        number,
+                        positions,
+                        graph,
+                        values,
+                    );
+                }
+            };
+            reader.queries(answer, flush)?;
+        }
     }
     Ok(())
+}
+
+/// Writes answered queries: the lines to `out`, the rows to `report`; stops the run (quietly)
+/// once no output is read any more.
+fn put(
+    out: &mut impl Put,
+    report: Option<&mut impl Put>,
+    bufs: &answer::Bufs,
+) -> Result<(), Error> {
+    out.put(&bufs.main)?;
+    match report {
+        Some(report) => {
+            report.put(&bufs.report)?;
+            stop_if_all_closed(&[&*out, &*report])
+        }
+        None => stop_if_all_closed(&[&*out]),
+    }
 }

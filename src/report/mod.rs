@@ -12,6 +12,9 @@ use crate::graph::GameGraph;
 
 /// Columns of `grundy values`.
 pub const VALUES_HEADER: &[&str] = &["case", "node", "grundy", "level", "out_degree"];
+/// Columns of `grundy values --loopy`.
+pub const LOOPY_VALUES_HEADER: &[&str] =
+    &["case", "node", "grundy", "infinite_set", "outcome", "out_degree"];
 /// Columns of `grundy solve --report`.
 pub const SOLVE_HEADER: &[&str] =
     &["case", "query", "positions", "nim_sum", "result", "move_from", "move_to"];
@@ -74,6 +77,30 @@ impl Rows {
         ]);
     }
 
+    /// A row of `values --loopy`: the value (`inf` for [`Values::INFINITE`]), the set K of an
+    /// infinite node (ascending, space-separated; empty for a finite one), and the outcome of
+    /// one token there.
+    pub fn loopy_row(&mut self, (case, node): (u64, u32), grundy: u32, set: &[u32], degree: u32) {
+        let mut buffers: [itoa::Buffer; 4] = Default::default();
+        let [b0, b1, b2, b3] = &mut buffers;
+        let outcome = match (grundy, set.first()) {
+            (Values::INFINITE, Some(0)) => Outcome::Win,
+            (Values::INFINITE, _) => Outcome::Draw,
+            (g, _) => Outcome::of_nim_sum(g),
+        };
+        let mut list = Vec::new();
+        push_list(&mut list, set);
+        let grundy = if grundy == Values::INFINITE { "inf" } else { b2.format(grundy) };
+        self.record([
+            b0.format(case).as_bytes(),
+            b1.format(node).as_bytes(),
+            grundy.as_bytes(),
+            &list,
+            outcome.word().as_bytes(),
+            b3.format(degree).as_bytes(),
+        ]);
+    }
+
     /// The rows written so far.
     pub fn into_bytes(self) -> Vec<u8> {
         self.writer.into_inner().expect("CSV into memory")
@@ -95,18 +122,19 @@ pub fn push_query_row(
 ) {
     let nim_sum = values.nim_sum(positions);
     let winning = answer::winning_move(graph, values, positions, nim_sum);
-    push_row(out, case, query_number, positions, nim_sum, winning);
+    push_row(out, case, query_number, positions, (nim_sum, Outcome::of_nim_sum(nim_sum)), winning);
 }
 
 /// Appends a query row from its parts: `case` first when given, the query number, the
-/// positions, the nim-sum, the result, and the winning move's token and parts (empty for a
-/// LOSE). The one formatter of query rows, for one process and for a cluster.
+/// positions, the nim-sum and the result, and the winning move's token and parts (empty for a
+/// LOSE or a DRAW). The one formatter of query rows, for one process, a cluster and loopy
+/// games.
 pub fn push_row(
     out: &mut Vec<u8>,
     case: Option<u64>,
     query_number: u64,
     positions: &[u32],
-    nim_sum: u32,
+    (nim_sum, outcome): (u32, Outcome),
     winning: Option<(u32, &[u32])>,
 ) {
     let mut num = itoa::Buffer::new();
@@ -120,7 +148,7 @@ pub fn push_row(
     out.push(b',');
     out.extend_from_slice(num.format(nim_sum).as_bytes());
     out.push(b',');
-    out.extend_from_slice(Outcome::of_nim_sum(nim_sum).word().as_bytes());
+    out.extend_from_slice(outcome.word().as_bytes());
     out.push(b',');
     if let Some((from, to)) = winning {
         out.extend_from_slice(num.format(from).as_bytes());

@@ -30,6 +30,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
                 .into(),
         ));
     }
+    loopy_format(args.loopy, format)?;
     let report_path = args.report.as_deref();
     crate::app::cmd::refuse_clobbering(
         &[("FILE", args.file.as_deref())],
@@ -37,16 +38,33 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     )?;
     #[cfg(feature = "cluster")]
     if let Some(place) = crate::app::cluster::place(&args.cluster)? {
+        if args.loopy {
+            return Err(Error::Usage("--loopy runs on one process: no cluster yet".into()));
+        }
         return on_cluster(args, config, format, place);
     }
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut report = report_path.map(|p| Sink::open(Some(p))).transpose()?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    exec::solve(&input, config.exec, format, &mut out, report.as_mut(), &progress)?;
+    let how = (config.exec, format, args.loopy);
+    exec::solve(&input, how, &mut out, report.as_mut(), &progress)?;
     progress.finish();
     out.finish()?;
     report.map_or(Ok(()), Sink::finish)
+}
+
+/// `--loopy` takes the chess and edge-list formats: moves to sums of loopy games follow another
+/// theory.
+pub fn loopy_format(loopy: bool, format: grundy::Format) -> Result<(), Error> {
+    if loopy && format == grundy::Format::Sums {
+        return Err(Error::Usage(
+            "--loopy --format sums: moves to sums of loopy games are not supported (the theory \
+             of such moves is not the one of acyclic games)"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// `solve` across the processes of a cluster: process 0 writes the lines and the report; an
@@ -77,6 +95,12 @@ fn on_cluster(
     cluster::drive(place, job, streams, |sinks| {
         let (out, report) = sinks.split_at_mut(1);
         let progress = Progress::new(false);
-        exec::solve(&input, config.exec, format, &mut out[0], report.first_mut(), &progress)
+        exec::solve(
+            &input,
+            (config.exec, format, false),
+            &mut out[0],
+            report.first_mut(),
+            &progress,
+        )
     })
 }

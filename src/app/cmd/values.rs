@@ -1,14 +1,17 @@
-//! `grundy values`: every node's Grundy value, level and out-degree, as CSV.
+//! `grundy values`: every node's Grundy value, level and out-degree, as CSV; with `--loopy`,
+//! generalized values (finite or `inf`), the set K of an infinite node and its outcome.
 
 use crate::app::cli::ValuesArgs;
 use crate::app::config::{self, Config};
 use grundy::error::Error;
-use grundy::exec::{CaseReader, Evaluated};
+use grundy::eval::Values;
+use grundy::exec::{CaseReader, Evaluated, Labelled};
+use grundy::graph::{Csr, GameGraph, Offset};
 use grundy::io::input::Input;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
 use grundy::meter::{Meter, Stage, Unit};
-use grundy::report::{Rows, VALUES_HEADER};
+use grundy::report::{Rows, LOOPY_VALUES_HEADER, VALUES_HEADER};
 
 /// Nodes per piece of rows formatted in parallel; pieces are written in order, a batch at a
 /// time, so the rows of a huge case never sit in memory at once.
@@ -19,15 +22,23 @@ const PIECES_PER_BATCH: usize = 64;
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
     let output = args.output.as_deref();
+    super::solve::loopy_format(args.loopy, format)?;
     crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     #[cfg(feature = "cluster")]
     if let Some(place) = crate::app::cluster::place(&args.cluster)? {
+        if args.loopy {
+            return Err(Error::Usage("--loopy runs on one process: no cluster yet".into()));
+        }
         return on_cluster(args, config, format, place);
     }
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(output, &progress)?;
-    alone(&input, config, format, &mut out, &progress)?;
+    if args.loopy {
+        loopy(&input, config, format, &mut out, &progress)?;
+    } else {
+        alone(&input, config, format, &mut out, &progress)?;
+    }
     progress.finish();
     out.finish()
 }
@@ -44,6 +55,27 @@ fn alone(
     let mut reader = CaseReader::new(input, config.exec, format, progress);
     while let Some(case) = reader.next_case()? {
         write_rows(&case, config, out, progress)?;
+        reader.skip_queries()?;
+    }
+    Ok(())
+}
+
+/// The `--loopy` rows of every case of `input`, header first.
+fn loopy(
+    input: &Input,
+    config: &Config,
+    format: grundy::Format,
+    out: &mut Sink,
+    progress: &Progress,
+) -> Result<(), Error> {
+    out.put(&Rows::header(LOOPY_VALUES_HEADER))?;
+    let mut reader = CaseReader::new(input, config.exec, format, progress);
+    while let Some(case) = reader.next_loopy_case()? {
+        match &case.graph {
+            GameGraph::Chess(g) => write_loopy_rows(&case, g, config, out, progress)?,
+            GameGraph::ChessWide(g) => write_loopy_rows(&case, g, config, out, progress)?,
+            GameGraph::Sums(_) => unreachable!("a loopy case is a chess graph"),
+        }
         reader.skip_queries()?;
     }
     Ok(())
@@ -72,6 +104,26 @@ fn on_cluster(
     })
 }
 
+/// Writes the `--loopy` rows of one case, in node order.
+fn write_loopy_rows<O: Offset>(
+    case: &Labelled,
+    graph: &Csr<O>,
+    config: &Config,
+    out: &mut Sink,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    let values = &case.values;
+    in_pieces((case.case, values.len()), config, out, meter, |rows, v| {
+        let value = values.get(v);
+        let set = if value == Values::INFINITE {
+            grundy::eval::infinite_set(graph, values, v)
+        } else {
+            Vec::new()
+        };
+        rows.loopy_row((case.case, v), value, &set, graph.out_degree(v));
+    })
+}
+
 /// Writes the rows of one case, in node order.
 fn write_rows(
     case: &Evaluated,
@@ -79,17 +131,27 @@ fn write_rows(
     out: &mut Sink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    let nodes = case.values.len();
-    meter.start(Stage { case: case.case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
     let levels = case.levels.node_levels();
+    let (values, graph) = (&case.values, &case.graph);
+    in_pieces((case.case, values.len()), config, out, meter, |rows, v| {
+        rows.value_row(case.case, v, values.get(v), levels[v as usize], graph.move_count(v));
+    })
+}
+
+/// Writes `row(rows, node)` of every node of a case of `nodes` nodes, in node order: pieces
+/// formatted in parallel (on the parallel path), written a batch at a time.
+fn in_pieces(
+    (case, nodes): (u64, usize),
+    config: &Config,
+    out: &mut Sink,
+    meter: &dyn Meter,
+    row: impl Fn(&mut Rows, u32) + Sync,
+) -> Result<(), Error> {
+    meter.start(Stage { case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
     let rows_of = |first: usize| {
         let mut rows = Rows::new();
-        let last = (first + NODES_PER_PIECE).min(nodes);
-        for (v, (&value, &level)) in
-            case.values.as_slice().iter().zip(&levels).enumerate().take(last).skip(first)
-        {
-            let node = v as u32;
-            rows.value_row(case.case, node, value, level, case.graph.move_count(node));
+        for v in first..(first + NODES_PER_PIECE).min(nodes) {
+            row(&mut rows, v as u32);
         }
         rows.into_bytes()
     };
