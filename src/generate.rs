@@ -82,6 +82,9 @@ pub struct Spec {
     pub sorted: bool,
     /// Write the queries only, as a query file for `grundy query` (one case).
     pub queries_only: bool,
+    /// This share of the edges point back in the hidden order, to an earlier node or the node
+    /// itself (cycles and self-loops, for `--loopy`); `None`: an acyclic game.
+    pub back_edges: Option<f64>,
 }
 
 impl Spec {
@@ -102,6 +105,7 @@ impl Spec {
             shape: Shape::Random,
             sorted: false,
             queries_only: false,
+            back_edges: None,
         }
     }
 
@@ -120,6 +124,9 @@ impl Spec {
         }
         if self.lose_share.is_some_and(|f| !(0.0..=1.0).contains(&f)) {
             return Err("--lose-share must be a share between 0 and 1".into());
+        }
+        if self.back_edges.is_some_and(|f| !(0.0..=1.0).contains(&f)) {
+            return Err("--back-edges must be a share between 0 and 1".into());
         }
         if self.queries_only && self.cases != 1 {
             return Err("--queries-only writes the queries of one graph: give --cases 1".into());
@@ -357,6 +364,13 @@ impl<'s> CaseGen<'s> {
                     out[first..].iter_mut().for_each(|t| *t += start);
                 } else {
                     out.extend((0..degree).map(|_| start + rng.below(u64::from(count)) as u32));
+                }
+            }
+        }
+        if let Some(share) = self.spec.back_edges.filter(|&s| s > 0.0) {
+            for t in &mut out[first..] {
+                if rng.unit() < share {
+                    *t = rng.below(u64::from(rank) + 1) as u32;
                 }
             }
         }

@@ -194,3 +194,29 @@ fn output_file_appears_whole_and_bad_arguments_exit_2() {
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 1, "no temporary file is left: {names:?}");
 }
+
+#[test]
+fn back_edges_point_back_in_that_share_and_zero_changes_nothing() {
+    let base = ["-n", "20000", "--edges", "100000", "-q", "10", "--sorted", "--seed", "5"];
+    let plain = generate(&base);
+    assert_eq!(generate(&[&base[..], &["--back-edges", "0"]].concat()), plain);
+    for (share, low, high) in [(0.05, 0.045, 0.055), (0.5, 0.49, 0.51), (1.0, 1.0, 1.0)] {
+        let text = generate(&[&base[..], &["--back-edges", &share.to_string()]].concat());
+        let cases = parse_cases(&text);
+        let (mut back, mut all, mut self_loops) = (0usize, 0usize, 0usize);
+        for (v, list) in cases[0].lists.iter().enumerate() {
+            all += list.len();
+            back += list.iter().filter(|&&t| t as usize <= v).count();
+            self_loops += list.iter().filter(|&&t| t as usize == v).count();
+        }
+        assert_eq!(all, 100_000, "--edges still holds");
+        let got = back as f64 / all as f64;
+        assert!((low..=high).contains(&got), "--back-edges {share}: {got}");
+        if share == 1.0 {
+            assert!(self_loops > 0, "self-loops are among the back edges");
+        }
+    }
+    let cyclic = generate(&[&base[..], &["--back-edges", "0.05"]].concat());
+    let run = crate::util::run(&["solve"], Some(&cyclic));
+    assert!(run.stderr.contains("cycle"), "{}", run.stderr);
+}

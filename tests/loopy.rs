@@ -121,6 +121,21 @@ fn random_cyclic_games_agree_with_retrograde_analysis() {
         // The parallel path gives the same bytes.
         assert_eq!(run(&["solve", "--loopy", path], None).ok(), lines);
         assert_eq!(run(&["values", "--loopy", path], None).ok(), values);
+        // `query --loopy` on the first case: its rows are the report's, without the case.
+        let first = &cases[0];
+        let queries: String = first
+            .queries
+            .iter()
+            .map(|q| {
+                let list: Vec<String> = q.iter().map(u32::to_string).collect();
+                format!("{} {}\n", q.len(), list.join(" "))
+            })
+            .collect();
+        let queries = write_file(dir.path(), "queries.txt", queries.as_bytes());
+        let answered = run(&["query", "--loopy", path, queries.to_str().unwrap()], None).ok();
+        let expected = rows.lines().skip(1).take(first.queries.len());
+        let expected: Vec<&str> = expected.map(|r| r.split_once(',').unwrap().1).collect();
+        assert_eq!(answered.lines().skip(1).collect::<Vec<_>>(), expected);
         let values = value_rows(&values);
         let mut lines = lines.lines();
         let mut rows = rows.lines().skip(1);

@@ -147,6 +147,16 @@ pub fn loopy_answer<O: Offset>(graph: &Csr<O>, values: &Values, positions: &[u32
     LoopyAnswer { outcome, nim_sum, winning }
 }
 
+/// [`loopy_answer`] on a game read from a file: the chess format's graph (`--loopy` refuses
+/// the sums format before anything is read).
+pub fn loopy_answer_of(graph: &GameGraph, values: &Values, positions: &[u32]) -> LoopyAnswer {
+    match graph {
+        GameGraph::Chess(g) => loopy_answer(g, values, positions),
+        GameGraph::ChessWide(g) => loopy_answer(g, values, positions),
+        GameGraph::Sums(_) => unreachable!("--loopy refuses the sums format"),
+    }
+}
+
 /// The output buffers of answered queries: the main output and an optional report.
 #[derive(Debug, Default, Clone)]
 pub struct Bufs {

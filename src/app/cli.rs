@@ -182,6 +182,10 @@ pub struct QueryArgs {
     /// How the input is written.
     #[command(flatten)]
     pub format: FormatArgs,
+    /// Allow cycles and self-loops in GRAPH: generalized Sprague-Grundy values, and WIN, LOSE
+    /// or DRAW (infinite play) per query.
+    #[arg(long)]
+    pub loopy: bool,
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -287,6 +291,10 @@ pub struct GenerateArgs {
     /// the graph the same arguments write without this flag.
     #[arg(long)]
     pub queries_only: bool,
+    /// This share of the edges point back in the hidden order (to an earlier node or the node
+    /// itself): a game with cycles and self-loops, for `--loopy`.
+    #[arg(long, value_name = "F", conflicts_with_all = ["simple", "lose_share"])]
+    pub back_edges: Option<f64>,
     /// Output file (written whole or not at all); `-` or nothing writes stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -12,24 +12,34 @@ use crate::report::{self, Rows, QUERY_HEADER};
 
 /// Answers the queries of `queries_input` against the first case of `graph_input`, as CSV
 /// rows (with a header) to `out`. The engine of `grundy query`, apart from files and terminals.
+/// With `loopy`, the graph may have cycles and a query may be a DRAW.
 pub fn query(
     graph_input: &Input,
     queries_input: &Input,
-    exec: Exec,
-    format: Format,
+    (exec, format, loopy): (Exec, Format, bool),
     out: &mut impl Put,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     out.put(&Rows::header(QUERY_HEADER))?;
-    let Some(case) = CaseReader::new(graph_input, exec, format, meter).next_case()? else {
+    let mut graphs = CaseReader::new(graph_input, exec, format, meter);
+    let case = if loopy {
+        graphs.next_loopy_case()?.map(|c| (c.graph, c.values))
+    } else {
+        graphs.next_case()?.map(|c| (c.graph, c.values))
+    };
+    let Some((graph, values)) = case else {
         return Err(Error::NoGraph { path: graph_input.name().to_string() });
     };
-    let nodes = case.graph.node_count() as u32;
+    let nodes = graph.node_count() as u32;
     let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
-    let (graph, values) = (&case.graph, &case.values);
+    let (graph, values) = (&graph, &values);
     let answered = reader.queries(
         |number, positions, bufs| {
-            report::push_query_row(&mut bufs.main, None, number, positions, graph, values);
+            if loopy {
+                report::push_loopy_row(&mut bufs.main, (None, number), positions, graph, values);
+            } else {
+                report::push_query_row(&mut bufs.main, None, number, positions, graph, values);
+            }
         },
         |bufs| {
             out.put(&bufs.main)?;

@@ -7,7 +7,6 @@
 use super::{CaseReader, Exec};
 use crate::answer::{self, Outcome};
 use crate::error::Error;
-use crate::graph::GameGraph;
 use crate::io::input::Input;
 use crate::io::sink::{stop_if_all_closed, Put};
 use crate::meter::Meter;
@@ -34,24 +33,15 @@ pub fn solve(
         if loopy {
             let Some(case) = reader.next_loopy_case()? else { break };
             let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
-                let answer = match &case.graph {
-                    GameGraph::Chess(g) => answer::loopy_answer(g, &case.values, positions),
-                    GameGraph::ChessWide(g) => answer::loopy_answer(g, &case.values, positions),
-                    GameGraph::Sums(_) => unreachable!("a loopy case is a chess graph"),
-                };
-                bufs.main.extend_from_slice(answer.outcome.line());
                 if with_report {
-                    let to = answer.winning.map(|(from, to)| (from, [to]));
-                    let winning = to.as_ref().map(|(from, to)| (*from, &to[..]));
-                    let verdict = (answer.nim_sum, answer.outcome);
-                    report::push_row(
-                        &mut bufs.report,
-                        Some(case.case),
-                        number,
-                        positions,
-                        verdict,
-                        winning,
-                    );
+                    let (graph, values) = (&case.graph, &case.values);
+                    let at = (Some(case.case), number);
+                    let outcome =
+                        report::push_loopy_row(&mut bufs.report, at, positions, graph, values);
+                    bufs.main.extend_from_slice(outcome.line());
+                } else {
+                    let answer = answer::loopy_answer_of(&case.graph, &case.values, positions);
+                    bufs.main.extend_from_slice(answer.outcome.line());
                 }
             };
             reader.queries(answer, flush)?;

@@ -125,6 +125,23 @@ pub fn push_query_row(
     push_row(out, case, query_number, positions, (nim_sum, Outcome::of_nim_sum(nim_sum)), winning);
 }
 
+/// Appends a query row of a loopy game (values from [`loopy`](crate::eval::loopy)), as
+/// [`push_query_row`] does for an acyclic one: the nim-sum of the finite tokens, WIN, LOSE or
+/// DRAW, and a winning move.
+pub fn push_loopy_row(
+    out: &mut Vec<u8>,
+    (case, query_number): (Option<u64>, u64),
+    positions: &[u32],
+    graph: &GameGraph,
+    values: &Values,
+) -> Outcome {
+    let answer = answer::loopy_answer_of(graph, values, positions);
+    let to = answer.winning.map(|(from, to)| (from, [to]));
+    let winning = to.as_ref().map(|(from, to)| (*from, &to[..]));
+    push_row(out, case, query_number, positions, (answer.nim_sum, answer.outcome), winning);
+    answer.outcome
+}
+
 /// Appends a query row from its parts: `case` first when given, the query number, the
 /// positions, the nim-sum and the result, and the winning move's token and parts (empty for a
 /// LOSE or a DRAW). The one formatter of query rows, for one process, a cluster and loopy

@@ -23,6 +23,7 @@ pub fn run(args: &GenerateArgs, config: &Config) -> Result<(), Error> {
         shape: args.shape.into(),
         sorted: args.sorted,
         queries_only: args.queries_only,
+        back_edges: args.back_edges,
     };
     spec.validate().map_err(Error::Usage)?;
     let progress = Progress::new(config.progress);

@@ -72,3 +72,23 @@ fn absolute(p: &Path) -> Option<std::path::PathBuf> {
     };
     Some(dir.canonicalize().ok()?.join(p.file_name()?))
 }
+
+/// What `--loopy` is not combined with: the sums format (moves to sums of loopy games follow
+/// another theory) and a cluster (loopy games run on one process for now).
+pub fn check_loopy(
+    loopy: bool,
+    format: grundy::Format,
+    cluster: &crate::app::cli::ClusterArgs,
+) -> Result<(), Error> {
+    if loopy && format == grundy::Format::Sums {
+        return Err(Error::Usage(
+            "--loopy --format sums: moves to sums of loopy games are not supported (their \
+             theory is not the one of acyclic games)"
+                .into(),
+        ));
+    }
+    if loopy && (cluster.processes.is_some() || cluster.hosts.is_some()) {
+        return Err(Error::Usage("--loopy runs on one process: no cluster for it yet".into()));
+    }
+    Ok(())
+}

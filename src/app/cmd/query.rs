@@ -25,6 +25,7 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
             args.graph.display()
         )));
     }
+    super::check_loopy(args.loopy, format, &args.cluster)?;
     let output = args.output.as_deref();
     crate::app::cmd::refuse_clobbering(
         &[("GRAPH", Some(&args.graph)), ("QUERIES", queries)],
@@ -38,7 +39,8 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let graph_input = Input::open(Some(&args.graph))?;
     let queries_input = Input::open(queries)?;
     let mut out = Sink::open_beside(output, &progress)?;
-    exec::query(&graph_input, &queries_input, config.exec, format, &mut out, &progress)?;
+    let how = (config.exec, format, args.loopy);
+    exec::query(&graph_input, &queries_input, how, &mut out, &progress)?;
     progress.finish();
     out.finish()
 }
@@ -69,6 +71,6 @@ fn on_cluster(
         grundy::cluster::Job::Query { graph: Arc::clone(&graph), queries: Arc::clone(&queries) };
     cluster::drive(place, job, streams, |sinks| {
         let progress = Progress::new(false);
-        exec::query(&graph, &queries, config.exec, format, &mut sinks[0], &progress)
+        exec::query(&graph, &queries, (config.exec, format, false), &mut sinks[0], &progress)
     })
 }

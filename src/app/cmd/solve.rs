@@ -30,7 +30,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
                 .into(),
         ));
     }
-    loopy_format(args.loopy, format)?;
+    super::check_loopy(args.loopy, format, &args.cluster)?;
     let report_path = args.report.as_deref();
     crate::app::cmd::refuse_clobbering(
         &[("FILE", args.file.as_deref())],
@@ -38,9 +38,6 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     )?;
     #[cfg(feature = "cluster")]
     if let Some(place) = crate::app::cluster::place(&args.cluster)? {
-        if args.loopy {
-            return Err(Error::Usage("--loopy runs on one process: no cluster yet".into()));
-        }
         return on_cluster(args, config, format, place);
     }
     let progress = Progress::new(config.progress);
@@ -52,19 +49,6 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     progress.finish();
     out.finish()?;
     report.map_or(Ok(()), Sink::finish)
-}
-
-/// `--loopy` takes the chess and edge-list formats: moves to sums of loopy games follow another
-/// theory.
-pub fn loopy_format(loopy: bool, format: grundy::Format) -> Result<(), Error> {
-    if loopy && format == grundy::Format::Sums {
-        return Err(Error::Usage(
-            "--loopy --format sums: moves to sums of loopy games are not supported (the theory \
-             of such moves is not the one of acyclic games)"
-                .into(),
-        ));
-    }
-    Ok(())
 }
 
 /// `solve` across the processes of a cluster: process 0 writes the lines and the report; an

@@ -22,13 +22,10 @@ const PIECES_PER_BATCH: usize = 64;
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
     let output = args.output.as_deref();
-    super::solve::loopy_format(args.loopy, format)?;
+    super::check_loopy(args.loopy, format, &args.cluster)?;
     crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     #[cfg(feature = "cluster")]
     if let Some(place) = crate::app::cluster::place(&args.cluster)? {
-        if args.loopy {
-            return Err(Error::Usage("--loopy runs on one process: no cluster yet".into()));
-        }
         return on_cluster(args, config, format, place);
     }
     let progress = Progress::new(config.progress);
