@@ -18,6 +18,7 @@
 
 use crate::graph::{Csr, Offset};
 use crate::meter::{Meter, Ticker};
+use crate::order::Levels;
 
 use super::Values;
 
@@ -27,16 +28,44 @@ const OPEN: u32 = u32::MAX - 1;
 /// The generalized Sprague-Grundy value of every node of `graph`, cycles and self-loops
 /// allowed: finite, or [`Values::INFINITE`]. `meter` hears of every node labelled.
 pub fn loopy<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Values {
+    let (peeled, _) = crate::order::peeled(graph, meter);
+    let plain = super::grundy(graph, &peeled, meter);
+    loopy_rest(graph, plain, &peeled, meter)
+}
+
+/// [`loopy`] after the peeling: `peeled` are the levels of the nodes that reach no cycle and
+/// `plain` holds their Sprague-Grundy values (the labelling gives them the same; their other
+/// entries are ignored). Only the other nodes go through the stages.
+pub fn loopy_rest<O: Offset>(
+    graph: &Csr<O>,
+    plain: Values,
+    peeled: &Levels,
+    meter: &dyn Meter,
+) -> Values {
     let n = graph.node_count();
-    let reverse = graph.reversed();
+    if peeled.node_count() == n {
+        return plain;
+    }
     let mut label = vec![OPEN; n];
-    let mut hits = vec![0u32; n];
+    for v in peeled.nodes() {
+        label[v as usize] = plain.get(v);
+    }
+    drop(plain);
+    let reverse = graph.reversed();
+    let mut done = peeled.node_count() as u64;
     let mut owed = vec![0u32; n];
-    let mut open: Vec<u32> = (0..n as u32).collect();
+    // The peeled nodes that open nodes move to, by value: labelled in their value's stage.
+    let mut boundary: Vec<u32> = (0..n as u32)
+        .filter(|&w| label[w as usize] < OPEN)
+        .filter(|&w| reverse.successors(w).iter().any(|&v| label[v as usize] == OPEN))
+        .collect();
+    boundary.sort_unstable_by_key(|&w| label[w as usize]);
+    let mut boundary = boundary.into_iter().peekable();
+    let mut hits = vec![0u32; n];
+    let mut open: Vec<u32> = (0..n as u32).filter(|&v| label[v as usize] == OPEN).collect();
     let mut infinite: Vec<u32> = Vec::new();
     let mut queue: Vec<u32> = Vec::new();
     let mut ticker = Ticker::new(meter);
-    let mut done = 0u64;
     let mut m = 0u32;
     while !open.is_empty() {
         for &v in open.iter().chain(&infinite) {
@@ -49,6 +78,10 @@ pub fn loopy<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Values {
                 queue.push(u);
             }
         }
+        let mut counters = Counters { label: &label, hits: &mut hits, owed: &mut owed };
+        while let Some(w) = boundary.next_if(|&w| label[w as usize] == m) {
+            counters.labelled(&reverse, w, &mut queue);
+        }
         while let Some(u) = queue.pop() {
             let i = u as usize;
             if label[i] != OPEN || hits[i] > 0 || owed[i] > 0 {
@@ -57,26 +90,8 @@ pub fn loopy<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Values {
             label[i] = m;
             done += 1;
             ticker.at(done);
-            for &v in reverse.successors(u) {
-                let j = v as usize;
-                if label[j] < OPEN {
-                    continue;
-                }
-                hits[j] += 1;
-                if hits[j] > 1 {
-                    continue;
-                }
-                // `v` now reaches `m`: it no longer stands in the way of its open predecessors.
-                for &w in reverse.successors(v) {
-                    let k = w as usize;
-                    if label[k] == OPEN {
-                        owed[k] -= 1;
-                        if owed[k] == 0 && hits[k] == 0 {
-                            queue.push(w);
-                        }
-                    }
-                }
-            }
+            Counters { label: &label, hits: &mut hits, owed: &mut owed }
+                .labelled(&reverse, u, &mut queue);
         }
         for &u in &open {
             if label[u as usize] == OPEN && hits[u as usize] == 0 {
@@ -91,6 +106,40 @@ pub fn loopy<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Values {
     }
     meter.set(done);
     Values::from_vec(label)
+}
+
+/// The counters of a stage.
+struct Counters<'a> {
+    label: &'a [u32],
+    hits: &'a mut [u32],
+    owed: &'a mut [u32],
+}
+
+impl Counters<'_> {
+    /// Node `w` is labelled with the stage's value: its open or infinite predecessors reach
+    /// it, and those reaching it first no longer stand in the way of their open predecessors,
+    /// which join `queue` when nothing else does.
+    fn labelled<O: Offset>(&mut self, reverse: &Csr<O>, w: u32, queue: &mut Vec<u32>) {
+        for &v in reverse.successors(w) {
+            let j = v as usize;
+            if self.label[j] < OPEN {
+                continue;
+            }
+            self.hits[j] += 1;
+            if self.hits[j] > 1 {
+                continue;
+            }
+            for &u in reverse.successors(v) {
+                let k = u as usize;
+                if self.label[k] == OPEN {
+                    self.owed[k] -= 1;
+                    if self.owed[k] == 0 && self.hits[k] == 0 {
+                        queue.push(u);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The finite values of `v`'s followers, ascending, each once: the set K of an infinite node.

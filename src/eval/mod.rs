@@ -16,7 +16,7 @@ pub mod loopy;
 pub mod values;
 
 pub use case::{Evaluated, Labelled, StageTimes};
-pub use loopy::{infinite_set, loopy};
+pub use loopy::{infinite_set, loopy, loopy_rest};
 pub use values::Values;
 
 /// Reusable scratch for mex computations: no allocation per node once it has grown to the

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use super::Exec;
 use crate::answer::{self, Bufs};
 use crate::error::Error;
+use crate::eval::Values;
 use crate::eval::{self, Evaluated, Labelled, StageTimes};
-use crate::graph::{Deps, GameGraph};
+use crate::graph::{Csr, Deps, GameGraph, Offset};
 use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
 use crate::parse::chess::ChessReader;
@@ -146,7 +147,8 @@ impl<'a> CaseReader<'a> {
     }
 
     /// Reads the next case and labels it as a loopy game (cycles and self-loops allowed,
-    /// [`eval::loopy`]); `None` at the end of the input. Both paths label sequentially for now.
+    /// [`eval::loopy`]); `None` at the end of the input. The stages run sequentially on both
+    /// paths for now.
     pub fn next_loopy_case(&mut self) -> Result<Option<Labelled>, Error> {
         let start = Instant::now();
         let total = self.input.bytes().len() as u64;
@@ -157,8 +159,8 @@ impl<'a> CaseReader<'a> {
         let start = Instant::now();
         self.stage(case, "labelling", Unit::Nodes, graph.node_count() as u64);
         let values = match &graph {
-            GameGraph::Chess(g) => eval::loopy(g, self.meter),
-            GameGraph::ChessWide(g) => eval::loopy(g, self.meter),
+            GameGraph::Chess(g) => self.label(g),
+            GameGraph::ChessWide(g) => self.label(g),
             GameGraph::Sums(_) => {
                 return Err(Error::Usage("--loopy takes the chess and edge-list formats".into()))
             }
@@ -166,6 +168,14 @@ impl<'a> CaseReader<'a> {
         let evaluate = start.elapsed();
         let times = StageTimes { parse, order: Duration::ZERO, evaluate, queries: Duration::ZERO };
         Ok(Some(Labelled { case, graph, values, times }))
+    }
+
+    /// The loopy values of `graph`: the nodes that reach no cycle peeled and evaluated as in
+    /// an acyclic game, on the reader's path; the rest labelled by stages.
+    fn label<O: Offset>(&self, graph: &Csr<O>) -> Values {
+        let peeled = self.exec.peel(graph, self.meter);
+        let plain = self.exec.evaluate(graph, &peeled, self.meter);
+        eval::loopy_rest(graph, plain, &peeled, self.meter)
     }
 
     /// Reads the next case's graph in the reader's format.

@@ -56,6 +56,14 @@ impl Exec {
         }
     }
 
+    /// The levels of the nodes of `graph` that reach no cycle (all of an acyclic graph's).
+    pub fn peel<O: Offset>(self, graph: &Csr<O>, meter: &dyn Meter) -> Levels {
+        match self {
+            Exec::Sequential => order::peeled(graph, meter).0,
+            Exec::Rayon { .. } => order::peeled_parallel(graph, meter).0,
+        }
+    }
+
     /// The Grundy value of every node of `rule`, evaluated in `levels` order.
     pub fn evaluate<R: Rule>(self, rule: &R, levels: &Levels, meter: &dyn Meter) -> Values {
         match self {

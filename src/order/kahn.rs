@@ -14,6 +14,24 @@ use crate::meter::{Meter, Ticker};
 /// Orders the nodes of `graph` by level, or returns the nodes of one cycle if it has one; the
 /// count of nodes ordered goes to `meter`.
 pub fn levels<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<Levels, Cycle> {
+    whole(graph, peeled(graph, meter))
+}
+
+/// The levels, or one cycle among the nodes peeling left pending.
+fn whole<O: Offset>(
+    graph: &Csr<O>,
+    (levels, pending): (Levels, Vec<u32>),
+) -> Result<Levels, Cycle> {
+    if levels.node_count() < graph.node_count() {
+        return Err(super::cycle::find_cycle(graph, &pending));
+    }
+    Ok(levels)
+}
+
+/// The levels of the nodes peeling removes, which are all nodes of an acyclic graph and, of
+/// any graph, those from which no cycle can be reached; with every node's count of out-positions
+/// not removed (above 0 exactly for the others).
+pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> (Levels, Vec<u32>) {
     let n = graph.node_count() as u32;
     let reverse = index(graph, meter, |graph, done| graph.reversed_from(0..n, done));
     peel(graph, meter, |pending, order, head, end| {
@@ -28,12 +46,12 @@ pub fn levels<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<Levels, Cy
 
 /// The peeling loop both twins share: level by level, `release_level(pending, order, head,
 /// end)` removes the edges into the level `order[head..end]` and appends the next level, in
-/// id order. Returns the levels, or a cycle when nodes are left pending.
+/// id order. Returns the levels of the nodes removed and the pending counts.
 fn peel<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
     mut release_level: impl FnMut(&mut [u32], &mut Vec<u32>, usize, usize),
-) -> Result<Levels, Cycle> {
+) -> (Levels, Vec<u32>) {
     let (mut pending, mut order) = out_degrees_and_sinks(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
@@ -45,10 +63,7 @@ fn peel<O: Offset>(
         level_starts.push(end as u32);
         head = end;
     }
-    if order.len() < graph.node_count() {
-        return Err(super::cycle::find_cycle(graph, &pending));
-    }
-    Ok(Levels::stored(order, level_starts))
+    (Levels::stored(order, level_starts), pending)
 }
 
 /// Builds the index of predecessors with `build`, telling `meter` (phase `indexing`) how many
@@ -106,6 +121,11 @@ const MAX_PARTS: usize = 4;
 /// that threads cannot speed up, and the interleaved offsets keep it at one cache miss per node,
 /// as in the sequential peeling.
 pub fn levels_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<Levels, Cycle> {
+    whole(graph, peeled_parallel(graph, meter))
+}
+
+/// The parallel twin of [`peeled`].
+pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> (Levels, Vec<u32>) {
     let reverse = index(graph, meter, PartedReverse::new);
     peel(graph, meter, |pending, order, head, end| {
         if end - head < INLINE_LEVEL {
