@@ -68,7 +68,7 @@ for entry in "${files[@]}"; do
     echo "$name threads=$threads solve=${solve_s}s read=${read_s}s peak=${peak_kb}kB" >&2
   done
 done
-# Keep the section scripts/stress.sh writes.
-[ -f "$out" ] && awk '/^## Stress/ {keep = 1} keep {print}' "$out" | sed '1s/^/\n/' >> "$out.tmp"
+# Keep the sections other scripts write (stress, cluster, loopy) and the notes.
+[ -f "$out" ] && awk '/^## / {keep = 1} keep {print}' "$out" | sed '1s/^/\n/' >> "$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes `solve` (chess and sums formats) and `query` with libFuzzer, on both code paths,
+# Fuzzes `solve` (chess and sums formats, chess with --loopy) and `query` with libFuzzer, on both code paths,
 # checking they agree (fuzz/fuzz_targets/solve.rs).
 #
 # Usage: scripts/fuzz.sh [SECONDS] [JOBS]      (default 60 seconds, 1 job)

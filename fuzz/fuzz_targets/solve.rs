@@ -1,8 +1,9 @@
-//! Arbitrary bytes through the whole `solve` path (chess and sums formats), through `query`,
-//! and read as an edge list, on both code paths. Besides crashes, hangs and oversized
-//! allocations (libFuzzer's limits), it checks that the sequential and the parallel path
-//! (with windows of a few bytes, so every boundary falls somewhere) give the same output and
-//! the same error message.
+//! Arbitrary bytes through the whole `solve` path (chess and sums formats, and chess with
+//! `--loopy`), through `query`, and read as an edge list, on both code paths. Besides crashes,
+//! hangs and oversized allocations (libFuzzer's limits), it checks that the sequential and the
+//! parallel path (with windows of a few bytes, so every boundary falls somewhere) give the same
+//! output and the same error message, and that `--loopy` answers an acyclic file exactly as
+//! the plain path does.
 #![no_main]
 
 use grundy::Format;
@@ -15,15 +16,15 @@ use libfuzzer_sys::fuzz_target;
 /// Output, report and error message of one run.
 type Outcome = (Vec<u8>, Vec<u8>, Option<String>);
 
-fn solve_with(input: &Input, exec: Exec, format: Format) -> Outcome {
+fn solve_with(input: &Input, exec: Exec, (format, loopy): (Format, bool)) -> Outcome {
     let (mut out, mut report) = (Vec::new(), Vec::new());
-    let result = exec::solve(input, exec, format, &mut out, Some(&mut report), &());
+    let result = exec::solve(input, (exec, format, loopy), &mut out, Some(&mut report), &());
     (out, report, result.err().map(|e| e.to_string()))
 }
 
-fn query_with(graph: &Input, queries: &Input, exec: Exec, format: Format) -> Outcome {
+fn query_with(graph: &Input, queries: &Input, exec: Exec, how: (Format, bool)) -> Outcome {
     let mut out = Vec::new();
-    let result = exec::query(graph, queries, exec, format, &mut out, &());
+    let result = exec::query(graph, queries, (exec, how.0, how.1), &mut out, &());
     (out, Vec::new(), result.err().map(|e| e.to_string()))
 }
 
@@ -52,10 +53,21 @@ fuzz_target!(|data: &[u8]| {
     let parallel = Exec::Rayon { chunk_bytes: 1 + data.first().map_or(0, |&b| b as usize % 16) };
     let (one, pool) = pools();
     let input = Input::from_bytes("<fuzz>", data.to_vec());
-    for format in [Format::Chess, Format::Sums] {
-        let a = one.install(|| solve_with(&input, sequential, format));
-        let b = pool.install(|| solve_with(&input, parallel, format));
-        assert_eq!(a, b, "solve, {format:?}");
+    let hows = [(Format::Chess, false), (Format::Sums, false), (Format::Chess, true)];
+    let mut plain = None;
+    for how in hows {
+        let a = one.install(|| solve_with(&input, sequential, how));
+        let b = pool.install(|| solve_with(&input, parallel, how));
+        assert_eq!(a, b, "solve, {how:?}");
+        match how {
+            (Format::Chess, false) => plain = Some(a),
+            (Format::Chess, true) => {
+                if let Some(plain @ (_, _, None)) = &plain {
+                    assert_eq!(&a, plain, "--loopy on an acyclic file");
+                }
+            }
+            _ => {}
+        }
     }
     let a = one.install(|| edges_with(&input, sequential));
     let b = pool.install(|| edges_with(&input, parallel));
@@ -64,10 +76,10 @@ fuzz_target!(|data: &[u8]| {
     if let Some(cut) = data.iter().position(|&b| b == 0xff) {
         let graph = Input::from_bytes("<graph>", data[..cut].to_vec());
         let queries = Input::from_bytes("<queries>", data[cut + 1..].to_vec());
-        for format in [Format::Chess, Format::Sums] {
-            let a = one.install(|| query_with(&graph, &queries, sequential, format));
-            let b = pool.install(|| query_with(&graph, &queries, parallel, format));
-            assert_eq!(a, b, "query, {format:?}");
+        for how in hows {
+            let a = one.install(|| query_with(&graph, &queries, sequential, how));
+            let b = pool.install(|| query_with(&graph, &queries, parallel, how));
+            assert_eq!(a, b, "query, {how:?}");
         }
     }
 });
