@@ -115,7 +115,7 @@ pub struct LoopyAnswer {
 }
 
 /// The answer for tokens on `positions` of a loopy game (`values` from
-/// [`loopy`](crate::eval::loopy)): all finite, a WIN exactly when the nim-sum `b` is not 0,
+/// [`loopy`](fn@crate::eval::loopy)): all finite, a WIN exactly when the nim-sum `b` is not 0,
 /// by the usual move (the first token whose value `g` has `g ^ b < g`, to its first follower
 /// of value `g ^ b`, never an infinite one); one infinite token, a WIN exactly when it has a
 /// follower of finite value `b` (the nim-sum of the others), by the move there, else a DRAW;

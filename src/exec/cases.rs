@@ -147,7 +147,7 @@ impl<'a> CaseReader<'a> {
     }
 
     /// Reads the next case and labels it as a loopy game (cycles and self-loops allowed,
-    /// [`eval::loopy`]); `None` at the end of the input. The stages run sequentially on both
+    /// [`eval::loopy()`]); `None` at the end of the input. The stages run sequentially on both
     /// paths for now.
     pub fn next_loopy_case(&mut self) -> Result<Option<Labelled>, Error> {
         let start = Instant::now();

@@ -125,7 +125,7 @@ pub fn push_query_row(
     push_row(out, case, query_number, positions, (nim_sum, Outcome::of_nim_sum(nim_sum)), winning);
 }
 
-/// Appends a query row of a loopy game (values from [`loopy`](crate::eval::loopy)), as
+/// Appends a query row of a loopy game (values from [`loopy`](fn@crate::eval::loopy)), as
 /// [`push_query_row`] does for an acyclic one: the nim-sum of the finite tokens, WIN, LOSE or
 /// DRAW, and a winning move.
 pub fn push_loopy_row(
