@@ -114,14 +114,19 @@ impl<'a> CaseReader<'a> {
         }
     }
 
-    /// Reads, orders and evaluates the next case; `None` at the end of the input.
-    pub fn next_case(&mut self) -> Result<Option<Evaluated>, Error> {
+    /// Reads the next case's graph: its number, the graph and the time it took.
+    fn read_case(&mut self) -> Result<Option<(u64, GameGraph, Duration)>, Error> {
         let start = Instant::now();
         let total = self.input.bytes().len() as u64;
         let case = self.case() + 1;
         self.stage(case, "reading", Unit::Bytes, total);
         let Some(graph) = self.next_graph().map_err(|e| self.error(e))? else { return Ok(None) };
-        let parse = start.elapsed();
+        Ok(Some((case, graph, start.elapsed())))
+    }
+
+    /// Reads, orders and evaluates the next case; `None` at the end of the input.
+    pub fn next_case(&mut self) -> Result<Option<Evaluated>, Error> {
+        let Some((case, graph, parse)) = self.read_case()? else { return Ok(None) };
         let start = Instant::now();
         let nodes = graph.node_count() as u64;
         self.stage(case, "ordering", Unit::Nodes, nodes);
@@ -150,12 +155,7 @@ impl<'a> CaseReader<'a> {
     /// [`eval::loopy()`]); `None` at the end of the input. The stages run sequentially on both
     /// paths for now.
     pub fn next_loopy_case(&mut self) -> Result<Option<Labelled>, Error> {
-        let start = Instant::now();
-        let total = self.input.bytes().len() as u64;
-        let case = self.case() + 1;
-        self.stage(case, "reading", Unit::Bytes, total);
-        let Some(graph) = self.next_graph().map_err(|e| self.error(e))? else { return Ok(None) };
-        let parse = start.elapsed();
+        let Some((case, graph, parse)) = self.read_case()? else { return Ok(None) };
         let start = Instant::now();
         self.stage(case, "labelling", Unit::Nodes, graph.node_count() as u64);
         let values = match &graph {

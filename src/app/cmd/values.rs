@@ -31,47 +31,32 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(output, &progress)?;
-    if args.loopy {
-        loopy(&input, config, format, &mut out, &progress)?;
-    } else {
-        alone(&input, config, format, &mut out, &progress)?;
-    }
+    alone(&input, (config, format, args.loopy), &mut out, &progress)?;
     progress.finish();
     out.finish()
 }
 
-/// The rows of every case of `input`, header first, by this process alone.
+/// The rows of every case of `input`, header first, by this process alone; with `loopy`, the
+/// `--loopy` rows.
 fn alone(
     input: &Input,
-    config: &Config,
-    format: grundy::Format,
+    (config, format, loopy): (&Config, grundy::Format, bool),
     out: &mut Sink,
     progress: &Progress,
 ) -> Result<(), Error> {
-    out.put(&Rows::header(VALUES_HEADER))?;
+    out.put(&Rows::header(if loopy { LOOPY_VALUES_HEADER } else { VALUES_HEADER }))?;
     let mut reader = CaseReader::new(input, config.exec, format, progress);
-    while let Some(case) = reader.next_case()? {
-        write_rows(&case, config, out, progress)?;
-        reader.skip_queries()?;
-    }
-    Ok(())
-}
-
-/// The `--loopy` rows of every case of `input`, header first.
-fn loopy(
-    input: &Input,
-    config: &Config,
-    format: grundy::Format,
-    out: &mut Sink,
-    progress: &Progress,
-) -> Result<(), Error> {
-    out.put(&Rows::header(LOOPY_VALUES_HEADER))?;
-    let mut reader = CaseReader::new(input, config.exec, format, progress);
-    while let Some(case) = reader.next_loopy_case()? {
-        match &case.graph {
-            GameGraph::Chess(g) => write_loopy_rows(&case, g, config, out, progress)?,
-            GameGraph::ChessWide(g) => write_loopy_rows(&case, g, config, out, progress)?,
-            GameGraph::Sums(_) => unreachable!("a loopy case is a chess graph"),
+    loop {
+        if loopy {
+            let Some(case) = reader.next_loopy_case()? else { break };
+            match &case.graph {
+                GameGraph::Chess(g) => write_loopy_rows(&case, g, config, out, progress)?,
+                GameGraph::ChessWide(g) => write_loopy_rows(&case, g, config, out, progress)?,
+                GameGraph::Sums(_) => unreachable!("a loopy case is a chess graph"),
+            }
+        } else {
+            let Some(case) = reader.next_case()? else { break };
+            write_rows(&case, config, out, progress)?;
         }
         reader.skip_queries()?;
     }
@@ -97,7 +82,7 @@ fn on_cluster(
     }
     let job = grundy::cluster::Job::Values(std::sync::Arc::clone(&input));
     cluster::drive(place, job, streams, |sinks| {
-        alone(&input, config, format, &mut sinks[0], &Progress::new(false))
+        alone(&input, (config, format, false), &mut sinks[0], &Progress::new(false))
     })
 }
 
