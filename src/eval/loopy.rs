@@ -51,18 +51,18 @@ pub fn loopy_rest<O: Offset>(
         label[v as usize] = plain.get(v);
     }
     drop(plain);
-    let reverse = graph.reversed();
+    let mut open: Vec<u32> = (0..n as u32).filter(|&v| label[v as usize] == OPEN).collect();
+    // Only the edges leaving the nodes that reach a cycle carry the stages' events.
+    let reverse = graph.reversed_from(open.iter().copied(), &|_| {});
     let mut done = peeled.node_count() as u64;
     let mut owed = vec![0u32; n];
     // The peeled nodes that open nodes move to, by value: labelled in their value's stage.
     let mut boundary: Vec<u32> = (0..n as u32)
-        .filter(|&w| label[w as usize] < OPEN)
-        .filter(|&w| reverse.successors(w).iter().any(|&v| label[v as usize] == OPEN))
+        .filter(|&w| label[w as usize] < OPEN && !reverse.successors(w).is_empty())
         .collect();
     boundary.sort_unstable_by_key(|&w| label[w as usize]);
     let mut boundary = boundary.into_iter().peekable();
     let mut hits = vec![0u32; n];
-    let mut open: Vec<u32> = (0..n as u32).filter(|&v| label[v as usize] == OPEN).collect();
     let mut infinite: Vec<u32> = Vec::new();
     let mut queue: Vec<u32> = Vec::new();
     let mut ticker = Ticker::new(meter);

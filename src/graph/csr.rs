@@ -228,13 +228,14 @@ impl<O: Offset> Csr<O> {
         self.reversed_from(0..self.node_count() as u32, &|_| {})
     }
 
-    /// The reverse of the edges leaving the nodes in `sources` only, over all node ids: for
-    /// every node, the nodes of `sources` that move to it, in increasing id order.
-    /// 4 bytes per node of the whole graph and per edge leaving `sources`. `done(k)` hears
-    /// that `k` more sources are done, every [`TICK`](crate::meter::TICK) sources or so.
+    /// The reverse of the edges leaving the nodes in `sources` only (each given once), over
+    /// all node ids: for every node, the nodes of `sources` that move to it, in the order of
+    /// `sources` (increasing id for a range). 4 bytes per node of the whole graph and per edge
+    /// leaving `sources`. `done(k)` hears that `k` more sources are done, every
+    /// [`TICK`](crate::meter::TICK) sources or so.
     pub fn reversed_from(
         &self,
-        sources: std::ops::Range<u32>,
+        sources: impl Iterator<Item = u32> + Clone,
         done: &(dyn Fn(u64) + Sync),
     ) -> Csr<O> {
         let n = self.node_count();
@@ -253,18 +254,20 @@ impl<O: Offset> Csr<O> {
         // offsets[t] serves as t's cursor: afterwards it holds t's end, which is t + 1's start,
         // so one shift restores the offsets without a second array.
         // In ticks of sources, so the progress report costs nothing per node.
-        let tick = crate::meter::TICK as usize;
-        for chunk in sources.clone().step_by(tick) {
-            let chunk = chunk..sources.end.min(chunk.saturating_add(tick as u32));
-            for v in chunk.clone() {
-                for &t in self.successors(v) {
-                    let cursor = &mut offsets[t as usize];
-                    targets[cursor.index()] = v;
-                    *cursor += one;
-                }
+        let mut since = 0;
+        for v in sources {
+            for &t in self.successors(v) {
+                let cursor = &mut offsets[t as usize];
+                targets[cursor.index()] = v;
+                *cursor += one;
             }
-            done(chunk.len() as u64);
+            since += 1;
+            if since == crate::meter::TICK {
+                done(since);
+                since = 0;
+            }
         }
+        done(since);
         offsets.rotate_right(1);
         offsets[0] = O::default();
         Csr { offsets, targets }
