@@ -13,8 +13,12 @@
 //! Counters keep a stage to O(edges of open and infinite nodes): `hits[v]` is the number of
 //! followers of `v` labelled `m`, and `owed[u]` the number of edges from open `u` to open or
 //! infinite followers without a follower labelled `m`. A node is labelled when it leaves the
-//! queue with `hits == 0` and `owed == 0`. Memory: the reverse graph (4 bytes per edge and per
-//! node), the labels, the two counters and the open list (16 bytes per node).
+//! queue with `hits == 0` and `owed == 0`.
+//!
+//! The nodes that reach no cycle are peeled first and keep their plain values ([`loopy_rest`]
+//! takes them from the plain engine); they enter the stages as events in their value's stage.
+//! Memory beyond the graph: the reverse of the edges leaving the other nodes (4 bytes per such
+//! edge and per node), the labels, the two counters and the open list (16 bytes per node).
 
 use crate::graph::{Csr, Offset};
 use crate::meter::{Meter, Ticker};
