@@ -286,3 +286,34 @@ fn loopy_refuses_what_it_does_not_do_and_cycles_suggest_it() {
     assert!(cycle.error_line().ends_with("(cycles are allowed with --loopy)"));
     assert_eq!(run(&["solve", "--loopy"], Some(b"2\n1 1\n1 0\n1 0\n0\n")).ok(), "DRAW\n");
 }
+
+#[test]
+fn stats_counts_infinite_nodes_and_draws() {
+    let dir = tempdir();
+    let mut rng = Rng::new(2026);
+    let cases: Vec<Case> = (0..30)
+        .map(|_| {
+            let n = 1 + rng.below(6) as usize;
+            loopy_case(&mut rng, n)
+        })
+        .collect();
+    let path = write_file(dir.path(), "stats.txt", &write_messy(&mut rng, &cases, false));
+    let path = path.to_str().unwrap();
+    let lines = run(&["solve", "--loopy", path], None).ok();
+    let values = run(&["values", "--loopy", path], None).ok();
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["stats", "--loopy", "--json", path], None).ok()).unwrap();
+    let total = &json["total"];
+    let count = |word: &str| lines.lines().filter(|l| *l == word).count() as u64;
+    assert_eq!(total["wins"], count("WIN"));
+    assert_eq!(total["losses"], count("LOSE"));
+    assert_eq!(total["draws"], count("DRAW"));
+    let grundy: Vec<&str> = values.lines().skip(1).map(|l| l.split(',').nth(2).unwrap()).collect();
+    assert_eq!(total["infinite"], grundy.iter().filter(|g| **g == "inf").count() as u64);
+    let finite = grundy.iter().filter_map(|g| g.parse::<u64>().ok());
+    assert_eq!(total["max_grundy"], finite.max().unwrap_or(0));
+    assert_eq!(json["cases"].as_array().unwrap().len(), cases.len());
+    // Without --loopy the counts of loopy runs are absent.
+    let dag = run(&["stats", "--json"], Some(b"2\n1 1\n0\n1 0\n0\n")).ok();
+    assert!(!dag.contains("draws") && !dag.contains("infinite"), "{dag}");
+}

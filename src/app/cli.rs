@@ -206,6 +206,10 @@ pub struct StatsArgs {
     /// JSON for scripts instead of the text table.
     #[arg(long)]
     pub json: bool,
+    /// Allow cycles and self-loops: counts of finite and infinite nodes, and of WIN, LOSE and
+    /// DRAW queries.
+    #[arg(long)]
+    pub loopy: bool,
 }
 
 /// The built-in games.

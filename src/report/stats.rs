@@ -9,9 +9,11 @@ use std::time::Duration;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::eval::{Evaluated, StageTimes};
+use crate::eval::{Evaluated, Labelled, StageTimes, Values};
+use crate::graph::GameGraph;
 use crate::graph::{Csr, Deps, Offset};
 use crate::io::progress::human_bytes;
+use crate::order::Levels;
 
 /// Rows a text histogram shows at most; longer ones are grouped into equal ranges.
 const HISTOGRAM_ROWS: usize = 16;
@@ -56,6 +58,13 @@ pub struct CaseStats {
     pub wins: u64,
     /// Queries the first player loses.
     pub losses: u64,
+    /// Queries no player can win (`--loopy` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draws: Option<u64>,
+    /// Nodes of infinite value (`--loopy` only); `max_grundy` and the histogram count the
+    /// finite ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub infinite: Option<u64>,
     /// `grundy_histogram[g]`: nodes of value `g`.
     pub grundy_histogram: Vec<u64>,
     /// `level_histogram[l]`: nodes in level `l`.
@@ -109,33 +118,61 @@ pub struct Outcomes {
     pub wins: u64,
     /// Queries the first player loses.
     pub losses: u64,
+    /// Queries no player wins (loopy games; `None` for acyclic ones).
+    pub draws: Option<u64>,
 }
 
 impl CaseStats {
     /// The statistics of an evaluated case.
     pub fn of(case: &Evaluated, outcomes: Outcomes, times: StageTimes) -> CaseStats {
-        let graph = &case.graph;
+        CaseStats::of_parts(
+            (case.case, &case.graph, &case.values),
+            Some(&case.levels),
+            outcomes,
+            times,
+        )
+    }
+
+    /// The statistics of a case labelled as a loopy game: no levels; values and their
+    /// histogram count the finite nodes, `infinite` the others.
+    pub fn of_loopy(case: &Labelled, outcomes: Outcomes, times: StageTimes) -> CaseStats {
+        let mut stats =
+            CaseStats::of_parts((case.case, &case.graph, &case.values), None, outcomes, times);
+        let infinite = case.values.as_slice().iter().filter(|&&g| g == Values::INFINITE).count();
+        stats.infinite = Some(infinite as u64);
+        stats
+    }
+
+    fn of_parts(
+        (number, graph, values): (u64, &GameGraph, &Values),
+        levels: Option<&Levels>,
+        outcomes: Outcomes,
+        times: StageTimes,
+    ) -> CaseStats {
         let deps = graph.deps();
         let n = graph.node_count();
         let mut in_degree = vec![0u32; n];
         for &t in deps.targets() {
             in_degree[t as usize] += 1;
         }
-        let max_grundy = case.values.max().unwrap_or(0);
-        let mut grundy_histogram = vec![0u64; if n == 0 { 0 } else { max_grundy as usize + 1 }];
-        for &g in case.values.as_slice() {
+        let finite = || values.as_slice().iter().copied().filter(|&g| g != Values::INFINITE);
+        let max_grundy = finite().max().unwrap_or(0);
+        let any = finite().next().is_some();
+        let mut grundy_histogram = vec![0u64; if any { max_grundy as usize + 1 } else { 0 }];
+        for g in finite() {
             grundy_histogram[g as usize] += 1;
         }
-        let level_histogram: Vec<u64> =
-            (0..case.levels.level_count()).map(|l| case.levels.level(l).len() as u64).collect();
+        let level_histogram: Vec<u64> = levels
+            .map(|levels| (0..levels.level_count()).map(|l| levels.level(l).len() as u64).collect())
+            .unwrap_or_default();
         let edges = graph.total_moves() as u64;
         CaseStats {
-            case: case.case,
+            case: number,
             nodes: n as u64,
             edges,
             sinks: (0..n as u32).filter(|&v| graph.move_count(v) == 0).count() as u64,
             sources: in_degree.iter().filter(|&&d| d == 0).count() as u64,
-            levels: case.levels.level_count() as u64,
+            levels: level_histogram.len() as u64,
             widest_level: widest(&level_histogram),
             max_out_degree: (0..n as u32).map(|v| graph.move_count(v)).max().unwrap_or(0).into(),
             mean_out_degree: if n == 0 { 0.0 } else { edges as f64 / n as f64 },
@@ -149,9 +186,11 @@ impl CaseStats {
                 Deps::Wide(_) => 64,
             },
             max_grundy: max_grundy.into(),
-            queries: outcomes.wins + outcomes.losses,
+            queries: outcomes.wins + outcomes.losses + outcomes.draws.unwrap_or(0),
             wins: outcomes.wins,
             losses: outcomes.losses,
+            draws: outcomes.draws,
+            infinite: None,
             grundy_histogram,
             level_histogram,
             seconds: times.into(),
@@ -179,6 +218,10 @@ impl CaseStats {
             t.queries += c.queries;
             t.wins += c.wins;
             t.losses += c.losses;
+            let sum =
+                |a: Option<u64>, b: Option<u64>| a.or(b).map(|_| a.unwrap_or(0) + b.unwrap_or(0));
+            t.draws = sum(t.draws, c.draws);
+            t.infinite = sum(t.infinite, c.infinite);
             add(&mut t.grundy_histogram, &c.grundy_histogram);
             add(&mut t.level_histogram, &c.level_histogram);
             t.seconds.parse += c.seconds.parse;
@@ -197,7 +240,7 @@ impl CaseStats {
         let _ = writeln!(out, "{title}");
         let n = thousands;
         let s = &self.seconds;
-        let rows: [(&str, String); 16] = [
+        let mut rows: Vec<(&str, String)> = vec![
             ("nodes", n(self.nodes)),
             ("edges", n(self.edges)),
             ("mean out-degree", format!("{:.2}", self.mean_out_degree)),
@@ -216,6 +259,8 @@ impl CaseStats {
             ("queries", n(self.queries)),
             ("WIN", share(self.wins, self.queries)),
             ("LOSE", share(self.losses, self.queries)),
+            ("DRAW", self.draws.map(|d| share(d, self.queries)).unwrap_or_default()),
+            ("infinite nodes", self.infinite.map(n).unwrap_or_default()),
             (
                 "time (s)",
                 format!(
@@ -224,6 +269,10 @@ impl CaseStats {
                 ),
             ),
         ];
+        // The loopy rows only for loopy runs.
+        rows.retain(|(name, value)| {
+            !value.is_empty() || !matches!(*name, "DRAW" | "infinite nodes")
+        });
         for (name, value) in rows {
             let _ = writeln!(out, "  {name:<17}{value}");
         }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::app::cli::StatsArgs;
 use crate::app::config::{self, Config};
-use grundy::answer::Outcome;
+use grundy::answer::{self, Outcome};
 use grundy::error::Error;
 use grundy::exec::{CaseReader, StageTimes};
 use grundy::io::input::Input;
@@ -13,34 +13,57 @@ use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
 use grundy::report::stats::{CaseStats, Outcomes, Report};
 
+/// The outcomes of the current case's queries, by `outcome(positions)`.
+fn count(
+    reader: &mut CaseReader,
+    outcome: impl Fn(&[u32]) -> Outcome + Sync,
+) -> Result<Outcomes, Error> {
+    let (mut wins, mut draws) = (0u64, 0u64);
+    // Each WIN leaves a 1 in the buffers, each DRAW a 2, counted at each flush.
+    let queries = reader.queries(
+        |_, positions, bufs| match outcome(positions) {
+            Outcome::Win => bufs.main.push(1),
+            Outcome::Draw => bufs.main.push(2),
+            Outcome::Lose => {}
+        },
+        |bufs| {
+            wins += bufs.main.iter().filter(|&&b| b == 1).count() as u64;
+            draws += bufs.main.iter().filter(|&&b| b == 2).count() as u64;
+            Ok(())
+        },
+    )?;
+    Ok(Outcomes { wins, losses: queries - wins - draws, draws: Some(draws) })
+}
+
 /// Runs `grundy stats` with the user's arguments.
 pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let started = Instant::now();
     let format = config::format(&args.format)?;
+    super::check_loopy(args.loopy, format, &Default::default())?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(None, &progress)?;
     let mut reader = CaseReader::new(&input, config.exec, format, &progress);
     let mut cases = Vec::new();
-    while let Some(case) = reader.next_case()? {
-        let start = Instant::now();
-        let values = &case.values;
-        let mut wins = 0u64;
-        // Each WIN leaves one byte in the buffers, counted at each flush.
-        let queries = reader.queries(
-            |_, positions, bufs| {
-                if Outcome::of(values, positions) == Outcome::Win {
-                    bufs.main.push(1);
-                }
-            },
-            |bufs| {
-                wins += bufs.main.len() as u64;
-                Ok(())
-            },
-        )?;
-        let times = StageTimes { queries: start.elapsed(), ..case.times };
-        let outcomes = Outcomes { wins, losses: queries - wins };
-        cases.push(CaseStats::of(&case, outcomes, times));
+    loop {
+        if args.loopy {
+            let Some(case) = reader.next_loopy_case()? else { break };
+            let start = Instant::now();
+            let (graph, values) = (&case.graph, &case.values);
+            let outcomes = count(&mut reader, |positions| {
+                answer::loopy_answer_of(graph, values, positions).outcome
+            })?;
+            let times = StageTimes { queries: start.elapsed(), ..case.times };
+            cases.push(CaseStats::of_loopy(&case, outcomes, times));
+        } else {
+            let Some(case) = reader.next_case()? else { break };
+            let start = Instant::now();
+            let values = &case.values;
+            let outcomes = count(&mut reader, |positions| Outcome::of(values, positions))?;
+            let outcomes = Outcomes { draws: None, ..outcomes };
+            let times = StageTimes { queries: start.elapsed(), ..case.times };
+            cases.push(CaseStats::of(&case, outcomes, times));
+        }
     }
     progress.finish();
     if cases.is_empty() && !args.json {
