@@ -175,7 +175,7 @@ impl<'a> CaseReader<'a> {
     fn label<O: Offset>(&self, graph: &Csr<O>) -> Values {
         let peeled = self.exec.peel(graph, self.meter);
         let plain = self.exec.evaluate(graph, &peeled, self.meter);
-        eval::loopy_rest(graph, plain, &peeled, self.meter)
+        eval::loopy_rest(graph, (plain, &peeled), !self.exec.is_sequential(), self.meter)
     }
 
     /// Reads the next case's graph in the reader's format.
