@@ -6,10 +6,12 @@ use std::ffi::OsString;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 
 use grundy::cluster::net::Peers;
 use grundy::cluster::{Job, Run};
 use grundy::error::Error;
+use grundy::io::input::Input;
 use grundy::io::sink::Sink;
 
 use crate::app::cli::ClusterArgs;
@@ -70,24 +72,22 @@ pub fn place(args: &ClusterArgs) -> Result<Option<Place>, Error> {
     }
 }
 
-/// Refuses formats a cluster cannot read yet.
-pub fn chess_only(format: grundy::Format) -> Result<(), Error> {
-    if format == grundy::Format::Chess {
-        Ok(())
-    } else {
-        Err(Error::Usage("a cluster reads the chess format only, so far".into()))
+/// The inputs of a cluster run, opened: every process opens the same files itself, so each
+/// must be named (and reachable at that name on every machine), not stdin; and a cluster reads
+/// the chess format only, so far.
+pub fn open_inputs(
+    format: grundy::Format,
+    inputs: &[(&str, Option<&Path>)],
+) -> Result<Vec<Arc<Input>>, Error> {
+    if format != grundy::Format::Chess {
+        return Err(Error::Usage("a cluster reads the chess format only, so far".into()));
     }
-}
-
-/// Refuses inputs a cluster cannot read: every process opens the same files itself, so each
-/// must be named (and reachable at that name on every machine), not stdin.
-pub fn named_inputs(inputs: &[(&str, Option<&Path>)]) -> Result<(), Error> {
-    match inputs.iter().find(|(_, p)| p.is_none_or(|p| p.as_os_str() == "-")) {
-        Some((what, _)) => Err(Error::Usage(format!(
+    if let Some((what, _)) = inputs.iter().find(|(_, p)| p.is_none_or(|p| p.as_os_str() == "-")) {
+        return Err(Error::Usage(format!(
             "a cluster reads {what} in every process: give it as a file, not stdin"
-        ))),
-        None => Ok(()),
+        )));
     }
+    inputs.iter().map(|&(_, path)| Ok(Arc::new(Input::open(path)?))).collect()
 }
 
 /// One output of a cluster run, on process 0: its sink and the header it opens with.

@@ -6,9 +6,10 @@
 //! has arrived: its value is the mex of them, its level one more than their largest. Rounds go
 //! on while any worker sent anything; nodes left unsettled then lie on or above a cycle.
 //!
-//! Memory per worker: 16 bytes per reverse edge (two global ids), 8 bytes per node for the
-//! values seen (a 64-bit mask; values of 64 and more, possible only for nodes of more than 64
-//! moves, in a map), 12 more per node (pending count, value, level).
+//! Memory per worker: 4 bytes per reverse edge (the predecessor, case-local) and 8 per node
+//! for the reverse offsets, 8 bytes per node for the values seen (a 64-bit mask; values of 64
+//! and more, possible only for nodes of more than 64 moves, in a map), 12 more per node
+//! (pending count, value, level).
 
 use std::collections::HashMap;
 

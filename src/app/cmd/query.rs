@@ -57,20 +57,18 @@ fn on_cluster(
     use crate::app::cluster::{self, Stream};
     use grundy::report::{Rows, QUERY_HEADER};
     use std::sync::Arc;
-    cluster::chess_only(format)?;
-    let queries = args.queries.as_deref();
-    cluster::named_inputs(&[("GRAPH", Some(&args.graph)), ("QUERIES", queries)])?;
-    let graph = Arc::new(Input::open(Some(&args.graph))?);
-    let queries = Arc::new(Input::open(queries)?);
+    let named = [("GRAPH", Some(args.graph.as_path())), ("QUERIES", args.queries.as_deref())];
+    let inputs = cluster::open_inputs(format, &named)?;
+    let (graph, queries) = (&inputs[0], &inputs[1]);
     let mut streams = Vec::new();
     if place.writes() {
         let sink = Sink::open(args.output.as_deref())?;
         streams.push(Stream::new(sink, Rows::header(QUERY_HEADER)));
     }
     let job =
-        grundy::cluster::Job::Query { graph: Arc::clone(&graph), queries: Arc::clone(&queries) };
+        grundy::cluster::Job::Query { graph: Arc::clone(graph), queries: Arc::clone(queries) };
     cluster::drive(place, job, streams, |sinks| {
         let progress = Progress::new(false);
-        exec::query(&graph, &queries, (config.exec, format, false), &mut sinks[0], &progress)
+        exec::query(graph, queries, (config.exec, format, false), &mut sinks[0], &progress)
     })
 }

@@ -62,9 +62,8 @@ fn on_cluster(
 ) -> Result<(), Error> {
     use crate::app::cluster::{self, Stream};
     use grundy::report::{Rows, SOLVE_HEADER};
-    cluster::chess_only(format)?;
-    cluster::named_inputs(&[("FILE", args.file.as_deref())])?;
-    let input = std::sync::Arc::new(Input::open(args.file.as_deref())?);
+    let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
+    let input = &inputs[0];
     let mut streams = Vec::new();
     if place.writes() {
         streams.push(Stream::new(Sink::open(args.output.as_deref())?, Vec::new()));
@@ -73,18 +72,12 @@ fn on_cluster(
         }
     }
     let job = grundy::cluster::Job::Solve {
-        input: std::sync::Arc::clone(&input),
+        input: std::sync::Arc::clone(input),
         report: args.report.is_some(),
     };
     cluster::drive(place, job, streams, |sinks| {
         let (out, report) = sinks.split_at_mut(1);
         let progress = Progress::new(false);
-        exec::solve(
-            &input,
-            (config.exec, format, false),
-            &mut out[0],
-            report.first_mut(),
-            &progress,
-        )
+        exec::solve(input, (config.exec, format, false), &mut out[0], report.first_mut(), &progress)
     })
 }

@@ -73,16 +73,15 @@ fn on_cluster(
     place: crate::app::cluster::Place,
 ) -> Result<(), Error> {
     use crate::app::cluster::{self, Stream};
-    cluster::chess_only(format)?;
-    cluster::named_inputs(&[("FILE", args.file.as_deref())])?;
-    let input = std::sync::Arc::new(Input::open(args.file.as_deref())?);
+    let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
+    let input = &inputs[0];
     let mut streams = Vec::new();
     if place.writes() {
         streams.push(Stream::new(Sink::open(args.output.as_deref())?, Rows::header(VALUES_HEADER)));
     }
-    let job = grundy::cluster::Job::Values(std::sync::Arc::clone(&input));
+    let job = grundy::cluster::Job::Values(std::sync::Arc::clone(input));
     cluster::drive(place, job, streams, |sinks| {
-        alone(&input, (config, format, false), &mut sinks[0], &Progress::new(false))
+        alone(input, (config, format, false), &mut sinks[0], &Progress::new(false))
     })
 }
 
