@@ -71,4 +71,6 @@ done
 # Keep the sections other scripts write (stress, cluster, loopy) and the notes.
 [ -f "$out" ] && awk '/^## / {keep = 1} keep {print}' "$out" | sed '1s/^/\n/' >> "$out.tmp"
 mv "$out.tmp" "$out"
+# The loopy section (its own script: a C baseline and three more files).
+scripts/loopy.sh "$runs" >/dev/null
 cat "$out"

@@ -121,6 +121,17 @@ pub struct LoopyAnswer {
 /// follower of finite value `b` (the nim-sum of the others), by the move there, else a DRAW;
 /// two or more infinite tokens, a DRAW.
 pub fn loopy_answer<O: Offset>(graph: &Csr<O>, values: &Values, positions: &[u32]) -> LoopyAnswer {
+    answer_loopy(graph, values, positions, true)
+}
+
+/// [`loopy_answer`], looking for the winning move of an all-finite WIN only with `moves` (the
+/// outcome needs no search there; with one infinite token the move found decides it).
+fn answer_loopy<O: Offset>(
+    graph: &Csr<O>,
+    values: &Values,
+    positions: &[u32],
+    moves: bool,
+) -> LoopyAnswer {
     let finite = |p: &&u32| values.get(**p) != Values::INFINITE;
     let nim_sum = positions.iter().filter(finite).fold(0, |acc, &p| acc ^ values.get(p));
     let mut infinite = positions.iter().filter(|p| !finite(p));
@@ -130,7 +141,7 @@ pub fn loopy_answer<O: Offset>(graph: &Csr<O>, values: &Values, positions: &[u32
     };
     let (outcome, winning) = match (infinite.next(), infinite.next()) {
         (None, _) => {
-            let winning = (nim_sum != 0).then(|| {
+            let winning = (moves && nim_sum != 0).then(|| {
                 positions.iter().find_map(|&p| {
                     let want = values.get(p) ^ nim_sum;
                     (want < values.get(p)).then(|| to_value(p, want)).flatten()
@@ -148,11 +159,17 @@ pub fn loopy_answer<O: Offset>(graph: &Csr<O>, values: &Values, positions: &[u32
 }
 
 /// [`loopy_answer`] on a game read from a file: the chess format's graph (`--loopy` refuses
-/// the sums format before anything is read).
-pub fn loopy_answer_of(graph: &GameGraph, values: &Values, positions: &[u32]) -> LoopyAnswer {
+/// the sums format before anything is read). Without `moves`, an all-finite WIN comes without
+/// its move (found only for a report).
+pub fn loopy_answer_of(
+    graph: &GameGraph,
+    values: &Values,
+    positions: &[u32],
+    moves: bool,
+) -> LoopyAnswer {
     match graph {
-        GameGraph::Chess(g) => loopy_answer(g, values, positions),
-        GameGraph::ChessWide(g) => loopy_answer(g, values, positions),
+        GameGraph::Chess(g) => answer_loopy(g, values, positions, moves),
+        GameGraph::ChessWide(g) => answer_loopy(g, values, positions, moves),
         GameGraph::Sums(_) => unreachable!("--loopy refuses the sums format"),
     }
 }

@@ -156,26 +156,34 @@ impl<'a> CaseReader<'a> {
     /// paths for now.
     pub fn next_loopy_case(&mut self) -> Result<Option<Labelled>, Error> {
         let Some((case, graph, parse)) = self.read_case()? else { return Ok(None) };
-        let start = Instant::now();
         self.stage(case, "labelling", Unit::Nodes, graph.node_count() as u64);
-        let values = match &graph {
+        let (values, order, evaluate) = match &graph {
             GameGraph::Chess(g) => self.label(g),
             GameGraph::ChessWide(g) => self.label(g),
             GameGraph::Sums(_) => {
                 return Err(Error::Usage("--loopy takes the chess and edge-list formats".into()))
             }
         };
-        let evaluate = start.elapsed();
-        let times = StageTimes { parse, order: Duration::ZERO, evaluate, queries: Duration::ZERO };
+        let times = StageTimes { parse, order, evaluate, queries: Duration::ZERO };
         Ok(Some(Labelled { case, graph, values, times }))
     }
 
     /// The loopy values of `graph`: the nodes that reach no cycle peeled and evaluated as in
-    /// an acyclic game, on the reader's path; the rest labelled by stages.
-    fn label<O: Offset>(&self, graph: &Csr<O>) -> Values {
+    /// an acyclic game, on the reader's path; the rest labelled by stages. With the time spent
+    /// peeling and the time spent evaluating and labelling.
+    fn label<O: Offset>(&self, graph: &Csr<O>) -> (Values, Duration, Duration) {
+        let start = Instant::now();
         let peeled = self.exec.peel(graph, self.meter);
-        let plain = self.exec.evaluate(graph, &peeled, self.meter);
-        eval::loopy_rest(graph, (plain, &peeled), !self.exec.is_sequential(), self.meter)
+        let order = start.elapsed();
+        let start = Instant::now();
+        if peeled.is_complete() {
+            // Acyclic: exactly the plain path, without the reverse graph held meanwhile.
+            let levels = peeled.levels;
+            return (self.exec.evaluate(graph, &levels, self.meter), order, start.elapsed());
+        }
+        let plain = self.exec.evaluate(graph, &peeled.levels, self.meter);
+        let values = eval::loopy_rest(graph, plain, peeled, self.meter);
+        (values, order, start.elapsed())
     }
 
     /// Reads the next case's graph in the reader's format.

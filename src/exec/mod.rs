@@ -56,11 +56,12 @@ impl Exec {
         }
     }
 
-    /// The levels of the nodes of `graph` that reach no cycle (all of an acyclic graph's).
-    pub fn peel<O: Offset>(self, graph: &Csr<O>, meter: &dyn Meter) -> Levels {
+    /// Peels `graph` as far as it goes: the levels of the nodes that reach no cycle (all of an
+    /// acyclic graph's), the pending counts of the others and the reverse graph.
+    pub fn peel<O: Offset>(self, graph: &Csr<O>, meter: &dyn Meter) -> order::Peeled<O> {
         match self {
-            Exec::Sequential => order::peeled(graph, meter).0,
-            Exec::Rayon { .. } => order::peeled_parallel(graph, meter).0,
+            Exec::Sequential => order::peeled(graph, meter),
+            Exec::Rayon { .. } => order::peeled_parallel(graph, meter),
         }
     }
 

@@ -40,7 +40,8 @@ pub fn solve(
                         report::push_loopy_row(&mut bufs.report, at, positions, graph, values);
                     bufs.main.extend_from_slice(outcome.line());
                 } else {
-                    let answer = answer::loopy_answer_of(&case.graph, &case.values, positions);
+                    let answer =
+                        answer::loopy_answer_of(&case.graph, &case.values, positions, false);
                     bufs.main.extend_from_slice(answer.outcome.line());
                 }
             };

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use super::{Cycle, Levels};
 use crate::graph::{Csr, Offset};
+use crate::io::memory::prefetch;
 use crate::meter::{Meter, Ticker};
 
 /// Orders the nodes of `graph` by level, or returns the nodes of one cycle if it has one; the
@@ -17,41 +18,60 @@ pub fn levels<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<Levels, Cy
     whole(graph, peeled(graph, meter))
 }
 
+/// What peeling leaves: the levels of the nodes it removed, which are all nodes of an acyclic
+/// graph and, of any graph, those from which no cycle can be reached; every node's count of
+/// out-positions not removed (above 0 exactly for the others); and the reverse graph it used,
+/// for the loopy labelling to reuse.
+pub struct Peeled<O: Offset> {
+    /// The levels of the nodes removed.
+    pub levels: Levels,
+    /// Every node's count of out-positions not removed.
+    pub pending: Vec<u32>,
+    /// The predecessors of every node.
+    pub reverse: Reverse<O>,
+}
+
+impl<O: Offset> Peeled<O> {
+    /// True when every node was removed: the graph is acyclic.
+    pub fn is_complete(&self) -> bool {
+        self.levels.node_count() == self.pending.len()
+    }
+}
+
 /// The levels, or one cycle among the nodes peeling left pending.
-fn whole<O: Offset>(
-    graph: &Csr<O>,
-    (levels, pending): (Levels, Vec<u32>),
-) -> Result<Levels, Cycle> {
+fn whole<O: Offset>(graph: &Csr<O>, peeled: Peeled<O>) -> Result<Levels, Cycle> {
+    let Peeled { levels, pending, reverse } = peeled;
+    drop(reverse);
     if levels.node_count() < graph.node_count() {
         return Err(super::cycle::find_cycle(graph, &pending));
     }
     Ok(levels)
 }
 
-/// The levels of the nodes peeling removes, which are all nodes of an acyclic graph and, of
-/// any graph, those from which no cycle can be reached; with every node's count of out-positions
-/// not removed (above 0 exactly for the others).
-pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> (Levels, Vec<u32>) {
+/// Peels `graph` sinks first, on one thread.
+pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
     let n = graph.node_count() as u32;
-    let reverse = index(graph, meter, |graph, done| graph.reversed_from(0..n, done));
-    peel(graph, meter, |pending, order, head, end| {
+    let reverse =
+        index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)));
+    peel(graph, meter, reverse, |reverse, pending, order, head, end| {
         for i in head..end {
             let u = order[i];
-            release(pending, 0, reverse.successors(u), order);
+            release(pending, 0, reverse.preds(u, 0), order);
         }
         // Ids in increasing order make the next passes walk the CSR arrays forward.
         order[end..].sort_unstable();
     })
 }
 
-/// The peeling loop both twins share: level by level, `release_level(pending, order, head,
-/// end)` removes the edges into the level `order[head..end]` and appends the next level, in
-/// id order. Returns the levels of the nodes removed and the pending counts.
+/// The peeling loop both twins share: level by level, `release_level(reverse, pending, order,
+/// head, end)` removes the edges into the level `order[head..end]` and appends the next level,
+/// in id order.
 fn peel<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
-    mut release_level: impl FnMut(&mut [u32], &mut Vec<u32>, usize, usize),
-) -> (Levels, Vec<u32>) {
+    reverse: Reverse<O>,
+    mut release_level: impl FnMut(&Reverse<O>, &mut [u32], &mut Vec<u32>, usize, usize),
+) -> Peeled<O> {
     let (mut pending, mut order) = out_degrees_and_sinks(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
@@ -59,11 +79,11 @@ fn peel<O: Offset>(
     while head < order.len() {
         ticker.at(head as u64);
         let end = order.len();
-        release_level(&mut pending, &mut order, head, end);
+        release_level(&reverse, &mut pending, &mut order, head, end);
         level_starts.push(end as u32);
         head = end;
     }
-    (Levels::stored(order, level_starts), pending)
+    Peeled { levels: Levels::stored(order, level_starts), pending, reverse }
 }
 
 /// Builds the index of predecessors with `build`, telling `meter` (phase `indexing`) how many
@@ -125,9 +145,9 @@ pub fn levels_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<L
 }
 
 /// The parallel twin of [`peeled`].
-pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> (Levels, Vec<u32>) {
-    let reverse = index(graph, meter, PartedReverse::new);
-    peel(graph, meter, |pending, order, head, end| {
+pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
+    let reverse = index(graph, meter, Reverse::parted);
+    peel(graph, meter, reverse, |reverse, pending, order, head, end| {
         if end - head < INLINE_LEVEL {
             for i in head..end {
                 let u = order[i];
@@ -139,10 +159,10 @@ pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> (Levels,
         } else {
             let frontier = &order[head..end];
             let next: Vec<Vec<u32>> = pending
-                .par_chunks_mut(reverse.span)
+                .par_chunks_mut(reverse.span())
                 .enumerate()
                 .map(|(k, own)| {
-                    let lo = (k * reverse.span) as u32;
+                    let lo = (k * reverse.span()) as u32;
                     let mut ready = Vec::new();
                     for &u in frontier {
                         release(own, lo, reverse.preds(u, k), &mut ready);
@@ -158,13 +178,14 @@ pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> (Levels,
 }
 
 /// The reverse graph cut by the range of the predecessor: part `k` lists, for every node, its
-/// predecessors in ids `k * span .. (k + 1) * span`. Each part is built by one task from its own
-/// nodes' edges, with no contention. The offsets of all parts are interleaved node by node, so
-/// looking up one node in every part touches one cache line.
+/// predecessors in ids `k * span .. (k + 1) * span`, so that a task owning one range of nodes
+/// reads only the edges that reach them. The sequential twin has one part. Each part is built
+/// by one task from its own nodes' edges, with no contention. The offsets of all parts are
+/// interleaved node by node, so looking up one node in every part touches one cache line.
 ///
 /// Memory: 4 bytes per edge, 4 bytes per node and part (8 for a graph of more than
 /// `u32::MAX` edges), and as much again while building.
-struct PartedReverse<O: Offset> {
+pub struct Reverse<O: Offset> {
     span: usize,
     /// `starts[u * parts + k]`: where `u`'s list starts in `targets[k]`; entry `n * parts + k`
     /// is part `k`'s edge count.
@@ -172,8 +193,16 @@ struct PartedReverse<O: Offset> {
     targets: Vec<Vec<u32>>,
 }
 
-impl<O: Offset> PartedReverse<O> {
-    fn new(graph: &Csr<O>, done: &(dyn Fn(u64) + Sync)) -> PartedReverse<O> {
+impl<O: Offset> Reverse<O> {
+    /// The reverse graph in one part.
+    fn whole(reversed: Csr<O>) -> Reverse<O> {
+        let span = reversed.node_count().max(1);
+        let (starts, targets) = reversed.into_parts();
+        Reverse { span, starts, targets: vec![targets] }
+    }
+
+    /// The reverse graph in one part per thread, at most [`MAX_PARTS`].
+    fn parted(graph: &Csr<O>, done: &(dyn Fn(u64) + Sync)) -> Reverse<O> {
         let n = graph.node_count();
         let parts = rayon::current_num_threads().clamp(1, MAX_PARTS);
         let span = n.div_ceil(parts).max(1);
@@ -193,16 +222,34 @@ impl<O: Offset> PartedReverse<O> {
             }
         });
         let targets = built.into_iter().map(|csr| csr.into_parts().1).collect();
-        PartedReverse { span, starts, targets }
+        Reverse { span, starts, targets }
     }
 
-    fn parts(&self) -> usize {
+    /// How many parts the predecessors are cut into.
+    pub fn parts(&self) -> usize {
         self.targets.len()
+    }
+
+    /// How many node ids each part covers (the last may cover fewer).
+    pub fn span(&self) -> usize {
+        self.span
+    }
+
+    /// Hints that the offsets of `u`'s lists will be read soon.
+    #[inline(always)]
+    pub fn prefetch_offsets(&self, u: u32) {
+        prefetch(&self.starts, u as usize * self.parts());
+    }
+
+    /// Hints that `u`'s list in part `k` will be read soon (its offsets should be in cache).
+    #[inline(always)]
+    pub fn prefetch_preds(&self, u: u32, k: usize) {
+        prefetch(&self.targets[k], self.starts[u as usize * self.parts() + k].index());
     }
 
     /// The predecessors of `u` in part `k`, in increasing id order.
     #[inline]
-    fn preds(&self, u: u32, k: usize) -> &[u32] {
+    pub fn preds(&self, u: u32, k: usize) -> &[u32] {
         let i = u as usize * self.parts() + k;
         &self.targets[k][self.starts[i].index()..self.starts[i + self.parts()].index()]
     }

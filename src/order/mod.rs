@@ -15,5 +15,5 @@ pub mod kahn;
 pub mod levels;
 
 pub use cycle::Cycle;
-pub use kahn::{levels, levels_parallel, peeled, peeled_parallel, INLINE_LEVEL};
+pub use kahn::{levels, levels_parallel, peeled, peeled_parallel, Peeled, Reverse, INLINE_LEVEL};
 pub use levels::{Level, Levels};

@@ -135,7 +135,7 @@ pub fn push_loopy_row(
     graph: &GameGraph,
     values: &Values,
 ) -> Outcome {
-    let answer = answer::loopy_answer_of(graph, values, positions);
+    let answer = answer::loopy_answer_of(graph, values, positions, true);
     let to = answer.winning.map(|(from, to)| (from, [to]));
     let winning = to.as_ref().map(|(from, to)| (*from, &to[..]));
     push_row(out, case, query_number, positions, (answer.nim_sum, answer.outcome), winning);

@@ -51,7 +51,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
             let start = Instant::now();
             let (graph, values) = (&case.graph, &case.values);
             let outcomes = count(&mut reader, |positions| {
-                answer::loopy_answer_of(graph, values, positions).outcome
+                answer::loopy_answer_of(graph, values, positions, false).outcome
             })?;
             let times = StageTimes { queries: start.elapsed(), ..case.times };
             cases.push(CaseStats::of_loopy(&case, outcomes, times));
