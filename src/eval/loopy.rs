@@ -330,8 +330,7 @@ impl Share<'_> {
     }
 
     /// Calls `visit(state, i, v)` for every predecessor `v` (state index `i`) in this share of
-    /// every node of `lists`. The reverse lists and the states are random reads, so they are
-    /// prefetched ahead: offsets four nodes ahead, the list two ahead, the states one ahead.
+    /// every node of `lists`, prefetching lists and states ahead ([`Reverse::visit_preds`]).
     #[inline(always)]
     fn each_pred<O: Offset>(
         &mut self,
@@ -339,25 +338,13 @@ impl Share<'_> {
         lists: &[Vec<u32>],
         mut visit: impl FnMut(&mut State, usize, u32),
     ) {
+        let lo = self.lo;
+        let ahead = |state: &State, v: u32| prefetch(state.nodes, v.wrapping_sub(lo) as usize);
         for list in lists {
-            for (i, &w) in list.iter().enumerate() {
-                if let Some(&ahead) = list.get(i + 4) {
-                    reverse.prefetch_offsets(ahead);
-                }
-                for k in self.parts.clone() {
-                    if let Some(&ahead) = list.get(i + 2) {
-                        reverse.prefetch_preds(ahead, k);
-                    }
-                    if let Some(&next) = list.get(i + 1) {
-                        for &v in reverse.preds(next, k) {
-                            prefetch(self.state.nodes, v.wrapping_sub(self.lo) as usize);
-                        }
-                    }
-                    for &v in reverse.preds(w, k) {
-                        visit(&mut self.state, (v - self.lo) as usize, v);
-                    }
-                }
-            }
+            let parts = self.parts.clone();
+            reverse.visit_preds(list, parts, &mut self.state, ahead, |state, v| {
+                visit(state, (v - lo) as usize, v)
+            });
         }
     }
 

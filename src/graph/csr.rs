@@ -8,6 +8,11 @@
 use std::ops::{Add, AddAssign, Range, Sub};
 
 use super::Rule;
+use crate::io::memory::prefetch;
+
+/// How many edges ahead the reverse build prefetches a target's counter: far enough for the
+/// miss to be served, near enough for the line to stay.
+const AHEAD: usize = 16;
 
 /// The integer type of a CSR's offsets: `u32` (4 bytes per node) for every case that fits,
 /// `u64` (8 bytes per node) for one of more than `u32::MAX` edges. Readers choose it per case.
@@ -228,23 +233,25 @@ impl<O: Offset> Csr<O> {
         self.reversed_from(0..self.node_count() as u32, &|_| {})
     }
 
-    /// The reverse of the edges leaving the nodes in `sources` only (each given once), over
-    /// all node ids: for every node, the nodes of `sources` that move to it, in the order of
-    /// `sources` (increasing id for a range). 4 bytes per node of the whole graph and per edge
-    /// leaving `sources`. `done(k)` hears that `k` more sources are done, every
-    /// [`TICK`](crate::meter::TICK) sources or so.
-    pub fn reversed_from(
-        &self,
-        sources: impl Iterator<Item = u32> + Clone,
-        done: &(dyn Fn(u64) + Sync),
-    ) -> Csr<O> {
+    /// The reverse of the edges leaving the nodes of `sources` only, over all node ids: for
+    /// every node, the nodes of `sources` that move to it, in increasing id order. 4 bytes per
+    /// node of the whole graph and per edge leaving `sources`. `done(k)` hears that `k` more
+    /// sources are done, every [`TICK`](crate::meter::TICK) sources or so.
+    ///
+    /// Both passes walk the sources' edges in order and touch a target's counter at random, so
+    /// the counter of the edge [`AHEAD`] places on is prefetched, for the misses to overlap.
+    pub fn reversed_from(&self, sources: Range<u32>, done: &(dyn Fn(u64) + Sync)) -> Csr<O> {
         let n = self.node_count();
         let one = O::from(1);
-        let mut offsets = vec![O::default(); n + 1];
-        for v in sources.clone() {
-            for &t in self.successors(v) {
-                offsets[t as usize + 1] += one;
+        let first = self.offsets[sources.start as usize].index();
+        let edges = &self.targets[first..self.offsets[sources.end as usize].index()];
+        // Counters are hit at random: on huge pages, most of those hits miss no TLB entry.
+        let mut offsets: Vec<O> = crate::io::memory::zeroed_vec(n + 1);
+        for (j, &t) in edges.iter().enumerate() {
+            if let Some(&later) = edges.get(j + AHEAD) {
+                prefetch(&offsets, later as usize + 1);
             }
+            offsets[t as usize + 1] += one;
         }
         for i in 0..n {
             let before = offsets[i];
@@ -255,11 +262,21 @@ impl<O: Offset> Csr<O> {
         // so one shift restores the offsets without a second array.
         // In ticks of sources, so the progress report costs nothing per node.
         let mut since = 0;
+        let mut j = 0;
         for v in sources {
-            for &t in self.successors(v) {
-                let cursor = &mut offsets[t as usize];
+            let end = j + self.out_degree(v) as usize;
+            while j < end {
+                if let Some(&later) = edges.get(j + AHEAD) {
+                    prefetch(&offsets, later as usize);
+                }
+                // The counter of the edge half as far on is in cache by now: its slot, next.
+                if let Some(&near) = edges.get(j + AHEAD / 2) {
+                    prefetch(&targets, offsets[near as usize].index());
+                }
+                let cursor = &mut offsets[edges[j] as usize];
                 targets[cursor.index()] = v;
                 *cursor += one;
+                j += 1;
             }
             since += 1;
             if since == crate::meter::TICK {

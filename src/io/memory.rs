@@ -11,14 +11,14 @@
 const MIN_BYTES: usize = 8 << 20;
 const HUGE_PAGE: usize = 2 << 20;
 
-/// A vector of `len` zeros whose memory was advised to use huge pages before first touch, and
+/// A vector of `len` zeros (default values) whose memory was advised to use huge pages before first touch, and
 /// first touched by all threads of the current pool (a page fault costs about as much as
 /// writing the page, and faults in different threads proceed in parallel).
-pub fn zeroed_vec(len: usize) -> Vec<u32> {
+pub fn zeroed_vec<T: Default + Copy + Send + Sync>(len: usize) -> Vec<T> {
     use rayon::prelude::*;
-    let mut v: Vec<u32> = Vec::with_capacity(len);
+    let mut v: Vec<T> = Vec::with_capacity(len);
     advise_huge(&mut v);
-    v.par_extend(rayon::iter::repeat_n(0, len));
+    v.par_extend(rayon::iter::repeat_n(T::default(), len));
     v
 }
 
@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn zeroed_vec_is_zeroed_at_any_size() {
         for len in [0, 1, 1000, (MIN_BYTES / 4) + 12345] {
-            let v = zeroed_vec(len);
+            let v: Vec<u32> = zeroed_vec(len);
             assert_eq!(v.len(), len);
             assert!(v.iter().all(|&x| x == 0));
         }

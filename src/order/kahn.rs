@@ -3,6 +3,7 @@
 //! Memory while peeling: the reverse graph (4 bytes per edge and per node) and a pending count
 //! (4 bytes per node); the result keeps 4 bytes per node plus 4 per level.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -53,13 +54,12 @@ pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
     let n = graph.node_count() as u32;
     let reverse =
         index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)));
+    let mut ready = Vec::new();
     peel(graph, meter, reverse, |reverse, pending, order, head, end| {
-        for i in head..end {
-            let u = order[i];
-            release(pending, 0, reverse.preds(u, 0), order);
-        }
+        release(reverse, &order[head..end], 0..1, (pending, 0), &mut ready);
         // Ids in increasing order make the next passes walk the CSR arrays forward.
-        order[end..].sort_unstable();
+        ready.sort_unstable();
+        order.append(&mut ready);
     })
 }
 
@@ -110,17 +110,25 @@ fn out_degrees_and_sinks<O: Offset>(graph: &Csr<O>) -> (Vec<u32>, Vec<u32>) {
     (pending, order)
 }
 
-/// Removes one edge into each of `preds` (pending counts of ids from `base`); pushes the nodes
-/// left with no pending out-position onto `ready`.
+/// Removes the edges into the nodes of `level` from the pending counts of `own` (counts of the
+/// ids from its base), reading the reverse graph's parts `parts`; pushes the nodes left with
+/// no pending out-position onto `ready`.
 #[inline]
-fn release(pending: &mut [u32], base: u32, preds: &[u32], ready: &mut Vec<u32>) {
-    for &p in preds {
-        let count = &mut pending[(p - base) as usize];
+fn release<O: Offset>(
+    reverse: &Reverse<O>,
+    level: &[u32],
+    parts: Range<usize>,
+    (own, base): (&mut [u32], u32),
+    ready: &mut Vec<u32>,
+) {
+    let ahead = |own: &[u32], p: u32| prefetch(own, p.wrapping_sub(base) as usize);
+    reverse.visit_preds(level, parts, own, ahead, |own, p| {
+        let count = &mut own[(p - base) as usize];
         *count -= 1;
         if *count == 0 {
             ready.push(p);
         }
-    }
+    });
 }
 
 /// Levels smaller than this are peeled and evaluated inline. A rayon dispatch inside the pool
@@ -149,13 +157,10 @@ pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O
     let reverse = index(graph, meter, Reverse::parted);
     peel(graph, meter, reverse, |reverse, pending, order, head, end| {
         if end - head < INLINE_LEVEL {
-            for i in head..end {
-                let u = order[i];
-                for k in 0..reverse.parts() {
-                    release(pending, 0, reverse.preds(u, k), order);
-                }
-            }
-            order[end..].sort_unstable();
+            let mut ready = Vec::new();
+            release(reverse, &order[head..end], 0..reverse.parts(), (pending, 0), &mut ready);
+            ready.sort_unstable();
+            order.append(&mut ready);
         } else {
             let frontier = &order[head..end];
             let next: Vec<Vec<u32>> = pending
@@ -164,9 +169,7 @@ pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O
                 .map(|(k, own)| {
                     let lo = (k * reverse.span()) as u32;
                     let mut ready = Vec::new();
-                    for &u in frontier {
-                        release(own, lo, reverse.preds(u, k), &mut ready);
-                    }
+                    release(reverse, frontier, k..k + 1, (own, lo), &mut ready);
                     ready.sort_unstable();
                     ready
                 })
@@ -235,16 +238,38 @@ impl<O: Offset> Reverse<O> {
         self.span
     }
 
-    /// Hints that the offsets of `u`'s lists will be read soon.
+    /// Calls `visit(state, v)` for every predecessor `v`, in parts `parts`, of every node of
+    /// `nodes` in turn. Lists and states are random reads, so they are prefetched ahead, for
+    /// the misses to overlap: offsets four nodes ahead, lists two ahead, and (by
+    /// `ahead(state, v)`) the states of the next node's predecessors.
     #[inline(always)]
-    pub fn prefetch_offsets(&self, u: u32) {
-        prefetch(&self.starts, u as usize * self.parts());
-    }
-
-    /// Hints that `u`'s list in part `k` will be read soon (its offsets should be in cache).
-    #[inline(always)]
-    pub fn prefetch_preds(&self, u: u32, k: usize) {
-        prefetch(&self.targets[k], self.starts[u as usize * self.parts() + k].index());
+    pub fn visit_preds<S: ?Sized>(
+        &self,
+        nodes: &[u32],
+        parts: Range<usize>,
+        state: &mut S,
+        ahead: impl Fn(&S, u32),
+        mut visit: impl FnMut(&mut S, u32),
+    ) {
+        let stride = self.parts();
+        for (i, &u) in nodes.iter().enumerate() {
+            if let Some(&far) = nodes.get(i + 4) {
+                prefetch(&self.starts, far as usize * stride);
+            }
+            for k in parts.clone() {
+                if let Some(&near) = nodes.get(i + 2) {
+                    prefetch(&self.targets[k], self.starts[near as usize * stride + k].index());
+                }
+                if let Some(&next) = nodes.get(i + 1) {
+                    for &v in self.preds(next, k) {
+                        ahead(state, v);
+                    }
+                }
+                for &v in self.preds(u, k) {
+                    visit(state, v);
+                }
+            }
+        }
     }
 
     /// The predecessors of `u` in part `k`, in increasing id order.
