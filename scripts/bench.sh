@@ -68,8 +68,43 @@ for entry in "${files[@]}"; do
     echo "$name threads=$threads solve=${solve_s}s read=${read_s}s peak=${peak_kb}kB" >&2
   done
 done
+# Against the peer (issue 13): a single-threaded C solver (scripts/peer.c), warm (runs back to
+# back), interleaved with grundy's runs so that both see the same machine; outputs compared.
+cc -O2 -march=native -o "$dir/peer" scripts/peer.c
+peak() { { /usr/bin/time -f %M "$@" >/dev/null; } 2>&1 | tail -1; }
+{
+  echo
+  echo "## Against the C peer (issue 13)"
+  echo
+  echo "The peer is \`scripts/peer.c\` (\`cc -O2 -march=native\`): one thread, the file mapped whole, a"
+  echo "tight integer scanner, targets parsed straight into a CSR, an iterative depth-first search,"
+  echo "a 64-bit mask for the mex. Warm runs (back to back, page cache warm), the peer's and"
+  echo "grundy's interleaved; medians of $runs, with the range; ratios are grundy over peer."
+  echo
+  echo "| file | peer (s) | grundy 1 thread (s) | grundy $cores threads (s) | x peer | speed-up 1 to $cores | peak MB peer / grundy | x peer | same |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+} >> "$out.tmp"
+spread() { sort -g | awk '{a[NR]=$1} END {m = NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "%.3f (%.2f-%.2f)", m, a[1], a[NR]}'; }
+for name in m1 m10 chain; do
+  file=$dir/$name.txt
+  "$dir/peer" "$file" > "$dir/peer.out"
+  $bin solve "$file" | cmp -s - "$dir/peer.out" && same=yes || same=no
+  : > "$dir/t.peer"; : > "$dir/t.one"; : > "$dir/t.all"
+  for _ in $(seq "$runs"); do
+    seconds "$dir/peer" "$file" >> "$dir/t.peer"
+    seconds $bin solve --threads 1 "$file" >> "$dir/t.one"
+    seconds $bin solve --threads "$cores" "$file" >> "$dir/t.all"
+  done
+  p=$(spread < "$dir/t.peer"); o=$(spread < "$dir/t.one"); a=$(spread < "$dir/t.all")
+  pk=$(peak "$dir/peer" "$file"); gk=$(peak $bin solve --threads "$cores" "$file")
+  awk -v n="$name" -v p="$p" -v o="$o" -v a="$a" -v pk="$pk" -v gk="$gk" -v s="$same" 'BEGIN {
+    split(p, P, " "); split(o, O, " "); split(a, A, " ")
+    printf "| %s | %s | %s | %s | %.2f | %.2f | %d / %d | %.2f | %s |\n",
+      n, p, o, a, A[1] / P[1], O[1] / A[1], pk / 1000, gk / 1000, gk / pk, s }' >> "$out.tmp"
+  echo "$name: peer $p, grundy 1 thread $o, $cores threads $a" >&2
+done
 # Keep the sections other scripts write (stress, cluster, loopy) and the notes.
-[ -f "$out" ] && awk '/^## / {keep = 1} keep {print}' "$out" | sed '1s/^/\n/' >> "$out.tmp"
+[ -f "$out" ] && awk '/^## / {keep = !/^## Against the C peer/} keep {print}' "$out" | sed '1s/^/\n/' >> "$out.tmp"
 mv "$out.tmp" "$out"
 # The loopy section (its own script: a C baseline and three more files).
 scripts/loopy.sh "$runs" >/dev/null
