@@ -239,7 +239,7 @@ impl<O: Offset> Csr<O> {
     /// sources are done, every [`TICK`](crate::meter::TICK) sources or so.
     ///
     /// Both passes walk the sources' edges in order and touch a target's counter at random, so
-    /// the counter of the edge [`AHEAD`] places on is prefetched, for the misses to overlap.
+    /// the counter of the edge 16 places on is prefetched, for the misses to overlap.
     pub fn reversed_from(&self, sources: Range<u32>, done: &(dyn Fn(u64) + Sync)) -> Csr<O> {
         let n = self.node_count();
         let one = O::from(1);
