@@ -148,31 +148,47 @@ pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) ->
     let mut scratch = (Mex::new(), Vec::new());
     let mut ticker = Ticker::new(meter);
     let mut done = 0;
-    for l in 0..levels.level_count() {
+    let count = levels.level_count();
+    let mut l = 0;
+    while l < count {
         ticker.at(done);
-        // One match per level: a million one-node levels (a chain) pay for nothing more.
+        // A run of thin levels is one inline pass, in order: a million one-node levels (a
+        // chain) cost what the sequential twin's loop costs, not a dispatch each.
+        let thin = (l..count).find(|&k| levels.level(k).len() >= INLINE_LEVEL).unwrap_or(count);
+        if thin > l {
+            let mex = &mut scratch.0;
+            for v in levels.nodes_of(l..thin) {
+                values[v as usize] = node_value_parallel(rule, v, &|s| values[s as usize], mex);
+                done += 1;
+                ticker.at(done);
+            }
+            l = thin;
+            continue;
+        }
         done += match levels.level(l) {
             Level::Listed(nodes) => {
                 let par = || nodes.par_iter().copied();
-                level_parallel(rule, &mut values, nodes.iter().copied(), par, &mut scratch)
+                level_parallel(rule, &mut values, nodes.iter().copied(), par, &mut scratch.1)
             }
             Level::Span { start, end } => {
                 let par = || (start..end).into_par_iter();
-                level_parallel(rule, &mut values, start..end, par, &mut scratch)
+                level_parallel(rule, &mut values, start..end, par, &mut scratch.1)
             }
         };
+        l += 1;
     }
     Values::from_vec(values)
 }
 
-/// Evaluates one level, given as `nodes` and (for wide levels) `par`, its parallel twin;
-/// returns its node count. `scratch` is the inline path's mex and the wide path's values.
+/// Evaluates one wide level, given as `nodes` and `par`, its parallel twin, each worker with
+/// its own mex scratch; its values gather in `level_values` before they are stored. Returns
+/// its node count.
 fn level_parallel<R, I, P>(
     rule: &R,
     values: &mut [u32],
     nodes: I,
     par: impl Fn() -> P,
-    (mex, level_values): &mut (Mex, Vec<u32>),
+    level_values: &mut Vec<u32>,
 ) -> u64
 where
     R: Rule,
@@ -180,20 +196,13 @@ where
     P: IndexedParallelIterator<Item = u32>,
 {
     let len = nodes.len();
-    if len < INLINE_LEVEL {
-        for v in nodes {
-            let x = node_value_parallel(rule, v, &|s| values[s as usize], mex);
-            values[v as usize] = x;
-        }
-    } else {
-        let value = |s: u32| values[s as usize];
-        par()
-            .with_min_len(INLINE_LEVEL / 8)
-            .map_init(Mex::new, |mex, v| node_value(rule, v, &value, mex))
-            .collect_into_vec(level_values);
-        for (v, &x) in nodes.zip(level_values.iter()) {
-            values[v as usize] = x;
-        }
+    let value = |s: u32| values[s as usize];
+    par()
+        .with_min_len(INLINE_LEVEL / 8)
+        .map_init(Mex::new, |mex, v| node_value(rule, v, &value, mex))
+        .collect_into_vec(level_values);
+    for (v, &x) in nodes.zip(level_values.iter()) {
+        values[v as usize] = x;
     }
     len as u64
 }

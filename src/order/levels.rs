@@ -160,6 +160,15 @@ impl Levels {
         }
     }
 
+    /// The nodes of levels `levels`, level by level (each level in increasing id order).
+    pub fn nodes_of(&self, levels: std::ops::Range<usize>) -> Nodes<'_> {
+        let (a, b) = (self.level_start(levels.start), self.level_start(levels.end));
+        match &self.repr {
+            Repr::Stored { order, .. } => Nodes::Listed(order[a..b].iter()),
+            _ => Nodes::Span(a as u32..b as u32),
+        }
+    }
+
     /// The nodes of level `l`.
     #[inline]
     pub fn level(&self, l: usize) -> Level<'_> {
