@@ -65,7 +65,7 @@ pub fn loopy_rest<O: Offset>(
     if peeled.is_complete() {
         return plain;
     }
-    let Peeled { levels, pending, reverse } = peeled;
+    let Peeled { levels, pending, reverse, .. } = peeled;
     let mut nodes = vec![Node { label: OPEN, owed: 0 }; pending.len()];
     for v in levels.nodes() {
         nodes[v as usize].label = plain.get(v);

@@ -1,7 +1,8 @@
 //! Kahn's peeling, sinks first, in two twins: sequential, and parallel by ranges of node ids.
 //!
-//! Memory while peeling: the reverse graph (4 bytes per edge and per node) and a pending count
-//! (4 bytes per node); the result keeps 4 bytes per node plus 4 per level.
+//! Memory while peeling: the reverse graph (4 bytes per edge, 4 per node and part) and a
+//! pending count (1 byte per node when every out-degree fits a byte, else 4); the result keeps
+//! 4 bytes per node plus 4 per level.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,22 +27,23 @@ pub fn levels<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<Levels, Cy
 pub struct Peeled<O: Offset> {
     /// The levels of the nodes removed.
     pub levels: Levels,
-    /// Every node's count of out-positions not removed.
+    /// Every node's count of out-positions not removed (empty when every node was).
     pub pending: Vec<u32>,
     /// The predecessors of every node.
     pub reverse: Reverse<O>,
+    node_count: usize,
 }
 
 impl<O: Offset> Peeled<O> {
     /// True when every node was removed: the graph is acyclic.
     pub fn is_complete(&self) -> bool {
-        self.levels.node_count() == self.pending.len()
+        self.levels.node_count() == self.node_count
     }
 }
 
 /// The levels, or one cycle among the nodes peeling left pending.
 fn whole<O: Offset>(graph: &Csr<O>, peeled: Peeled<O>) -> Result<Levels, Cycle> {
-    let Peeled { levels, pending, reverse } = peeled;
+    let Peeled { levels, pending, reverse, .. } = peeled;
     drop(reverse);
     if levels.node_count() < graph.node_count() {
         return Err(super::cycle::find_cycle(graph, &pending));
@@ -54,8 +56,21 @@ pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
     let n = graph.node_count() as u32;
     let reverse =
         index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)));
+    if narrow(graph) {
+        peel_sequential::<O, u8>(graph, meter, reverse)
+    } else {
+        peel_sequential::<O, u32>(graph, meter, reverse)
+    }
+}
+
+/// [`peeled`] with pending counts of type `C`.
+fn peel_sequential<O: Offset, C: Count>(
+    graph: &Csr<O>,
+    meter: &dyn Meter,
+    reverse: Reverse<O>,
+) -> Peeled<O> {
     let mut ready = Vec::new();
-    peel(graph, meter, reverse, |reverse, pending, order, head, end| {
+    peel(graph, meter, reverse, |reverse, pending: &mut [C], order, head, end| {
         release(reverse, &order[head..end], 0..1, (pending, 0), &mut ready);
         // Ids in increasing order make the next passes walk the CSR arrays forward.
         ready.sort_unstable();
@@ -63,16 +78,60 @@ pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
     })
 }
 
+/// True when every out-degree of `graph` fits a byte: pending counts then take a byte per node,
+/// a quarter of the memory the peeling's random decrements miss in.
+fn narrow<O: Offset>(graph: &Csr<O>) -> bool {
+    (0..graph.node_count() as u32).all(|v| graph.out_degree(v) <= u8::MAX as u32)
+}
+
+/// A pending count: a byte when every out-degree fits one, else 4 bytes.
+trait Count: Copy + Send + Sync {
+    /// The count of `degree` out-positions (it fits).
+    fn of(degree: u32) -> Self;
+    /// Removes one out-position; true when none is left.
+    fn take_one(&mut self) -> bool;
+    /// The count.
+    fn get(self) -> u32;
+}
+
+impl Count for u8 {
+    fn of(degree: u32) -> u8 {
+        degree as u8
+    }
+    #[inline(always)]
+    fn take_one(&mut self) -> bool {
+        *self -= 1;
+        *self == 0
+    }
+    fn get(self) -> u32 {
+        self.into()
+    }
+}
+
+impl Count for u32 {
+    fn of(degree: u32) -> u32 {
+        degree
+    }
+    #[inline(always)]
+    fn take_one(&mut self) -> bool {
+        *self -= 1;
+        *self == 0
+    }
+    fn get(self) -> u32 {
+        self
+    }
+}
+
 /// The peeling loop both twins share: level by level, `release_level(reverse, pending, order,
 /// head, end)` removes the edges into the level `order[head..end]` and appends the next level,
 /// in id order.
-fn peel<O: Offset>(
+fn peel<O: Offset, C: Count>(
     graph: &Csr<O>,
     meter: &dyn Meter,
     reverse: Reverse<O>,
-    mut release_level: impl FnMut(&Reverse<O>, &mut [u32], &mut Vec<u32>, usize, usize),
+    mut release_level: impl FnMut(&Reverse<O>, &mut [C], &mut Vec<u32>, usize, usize),
 ) -> Peeled<O> {
-    let (mut pending, mut order) = out_degrees_and_sinks(graph);
+    let (mut pending, mut order) = out_degrees_and_sinks::<O, C>(graph);
     let mut level_starts = vec![0u32];
     let mut head = 0;
     let mut ticker = Ticker::new(meter);
@@ -83,7 +142,14 @@ fn peel<O: Offset>(
         level_starts.push(end as u32);
         head = end;
     }
-    Peeled { levels: Levels::stored(order, level_starts), pending, reverse }
+    let node_count = graph.node_count();
+    // The counts matter only when some node stayed: for the loopy labelling, or a cycle.
+    let pending = if order.len() < node_count {
+        pending.into_iter().map(C::get).collect()
+    } else {
+        Vec::new()
+    };
+    Peeled { levels: Levels::stored(order, level_starts), pending, reverse, node_count }
 }
 
 /// Builds the index of predecessors with `build`, telling `meter` (phase `indexing`) how many
@@ -103,10 +169,11 @@ fn index<O: Offset, T>(
 
 /// Every node's pending out-degree, and the nodes with none (the sinks, level 0) in id order,
 /// with room for all nodes.
-fn out_degrees_and_sinks<O: Offset>(graph: &Csr<O>) -> (Vec<u32>, Vec<u32>) {
-    let pending: Vec<u32> = (0..graph.node_count() as u32).map(|v| graph.out_degree(v)).collect();
+fn out_degrees_and_sinks<O: Offset, C: Count>(graph: &Csr<O>) -> (Vec<C>, Vec<u32>) {
+    let n = graph.node_count() as u32;
+    let pending: Vec<C> = (0..n).map(|v| C::of(graph.out_degree(v))).collect();
     let mut order = Vec::with_capacity(graph.node_count());
-    order.extend((0..pending.len() as u32).filter(|&v| pending[v as usize] == 0));
+    order.extend((0..n).filter(|&v| graph.out_degree(v) == 0));
     (pending, order)
 }
 
@@ -114,18 +181,16 @@ fn out_degrees_and_sinks<O: Offset>(graph: &Csr<O>) -> (Vec<u32>, Vec<u32>) {
 /// ids from its base), reading the reverse graph's parts `parts`; pushes the nodes left with
 /// no pending out-position onto `ready`.
 #[inline]
-fn release<O: Offset>(
+fn release<O: Offset, C: Count>(
     reverse: &Reverse<O>,
     level: &[u32],
     parts: Range<usize>,
-    (own, base): (&mut [u32], u32),
+    (own, base): (&mut [C], u32),
     ready: &mut Vec<u32>,
 ) {
-    let ahead = |own: &[u32], p: u32| prefetch(own, p.wrapping_sub(base) as usize);
+    let ahead = |own: &[C], p: u32| prefetch(own, p.wrapping_sub(base) as usize);
     reverse.visit_preds(level, parts, own, ahead, |own, p| {
-        let count = &mut own[(p - base) as usize];
-        *count -= 1;
-        if *count == 0 {
+        if own[(p - base) as usize].take_one() {
             ready.push(p);
         }
     });
@@ -155,7 +220,20 @@ pub fn levels_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<L
 /// The parallel twin of [`peeled`].
 pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
     let reverse = index(graph, meter, Reverse::parted);
-    peel(graph, meter, reverse, |reverse, pending, order, head, end| {
+    if narrow(graph) {
+        peel_parallel::<O, u8>(graph, meter, reverse)
+    } else {
+        peel_parallel::<O, u32>(graph, meter, reverse)
+    }
+}
+
+/// [`peeled_parallel`] with pending counts of type `C`.
+fn peel_parallel<O: Offset, C: Count>(
+    graph: &Csr<O>,
+    meter: &dyn Meter,
+    reverse: Reverse<O>,
+) -> Peeled<O> {
+    peel(graph, meter, reverse, |reverse, pending: &mut [C], order, head, end| {
         if end - head < INLINE_LEVEL {
             let mut ready = Vec::new();
             release(reverse, &order[head..end], 0..reverse.parts(), (pending, 0), &mut ready);
@@ -313,6 +391,28 @@ mod tests {
         let g = graph(&[&[3, 1], &[4], &[1], &[], &[2]]);
         assert_eq!(levels(&g, &()).unwrap_err(), Cycle(vec![1, 4, 2]));
         assert_eq!(levels_parallel(&g, &()).unwrap_err(), Cycle(vec![1, 4, 2]));
+    }
+
+    #[test]
+    fn wide_out_degrees_count_in_four_bytes_with_the_same_results() {
+        // Node 0 moves to 300 sinks and to node 301, which moves back to 0 unless `cyclic`.
+        for cyclic in [false, true] {
+            let mut lists: Vec<Vec<u32>> = vec![(1..=301).collect()];
+            lists.extend((1..=300).map(|_| vec![]));
+            lists.push(if cyclic { vec![0] } else { vec![] });
+            let g = Csr::from_lists(&lists).unwrap();
+            assert!(!narrow(&g));
+            if cyclic {
+                assert_eq!(levels(&g, &()).unwrap_err(), Cycle(vec![0, 301]));
+                assert_eq!(levels_parallel(&g, &()).unwrap_err(), Cycle(vec![0, 301]));
+                let peeled = peeled(&g, &());
+                assert_eq!((peeled.pending[0], peeled.pending[301]), (1, 1));
+            } else {
+                let lv = levels(&g, &()).unwrap();
+                assert_eq!(lv.level_count(), 2);
+                assert_eq!(levels_parallel(&g, &()).unwrap(), lv);
+            }
+        }
     }
 
     #[test]
