@@ -62,14 +62,7 @@ fn edge_lists_give_the_values_of_the_same_graph() {
                 assert_eq!(values(&edge_args[..3]), expected, "round {round}");
             }
             // query against the edge list answers as solve does on the chess file.
-            let queries: String = case
-                .queries
-                .iter()
-                .map(|q| {
-                    let items: Vec<String> = q.iter().map(u32::to_string).collect();
-                    format!("{} {}\n", q.len(), items.join(" "))
-                })
-                .collect();
+            let queries = query_lines(&case.queries);
             let qfile = write_file(dir.path(), "q.txt", queries.as_bytes());
             let args = ["-j", threads, "query", "--format", "edges", "--nodes", &nodes];
             let rows = run(

@@ -4,7 +4,7 @@
 //! plus heap `k` pins down `u`'s value (a LOSE exactly at `k` = its finite value) or, for an
 //! infinite one, its set K (a WIN exactly for `k` in K).
 
-use crate::util::{run, tempdir, write_file, write_messy, Case, Rng};
+use crate::util::{query_lines, run, tempdir, write_file, write_messy, Case, Rng};
 
 /// The outcome (`W`, `L` or `D`) of every ordered tuple of `k` tokens on the graph `lists`,
 /// tuple `(p_0, .., p_{k-1})` at index `sum p_i n^i`: terminal tuples lose, a tuple with a
@@ -123,14 +123,7 @@ fn random_cyclic_games_agree_with_retrograde_analysis() {
         assert_eq!(run(&["values", "--loopy", path], None).ok(), values);
         // `query --loopy` on the first case: its rows are the report's, without the case.
         let first = &cases[0];
-        let queries: String = first
-            .queries
-            .iter()
-            .map(|q| {
-                let list: Vec<String> = q.iter().map(u32::to_string).collect();
-                format!("{} {}\n", q.len(), list.join(" "))
-            })
-            .collect();
+        let queries = query_lines(&first.queries);
         let queries = write_file(dir.path(), "queries.txt", queries.as_bytes());
         let answered = run(&["query", "--loopy", path, queries.to_str().unwrap()], None).ok();
         let expected = rows.lines().skip(1).take(first.queries.len());

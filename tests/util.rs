@@ -153,6 +153,15 @@ pub fn random_case(rng: &mut Rng, n: usize, max_degree: u64, queries: usize, max
     Case { lists, queries }
 }
 
+/// A query file's text: each query as its token count and positions, one per line.
+pub fn query_lines(queries: &[Vec<u32>]) -> String {
+    let line = |q: &Vec<u32>| {
+        let items: Vec<String> = q.iter().map(u32::to_string).collect();
+        format!("{} {}\n", q.len(), items.join(" "))
+    };
+    queries.iter().map(line).collect()
+}
+
 /// Writes cases in the chess format with randomly chosen whitespace; when `omit_final_zero`,
 /// the last case's terminating `0` is left out (which the format allows at end of input).
 pub fn write_messy(rng: &mut Rng, cases: &[Case], omit_final_zero: bool) -> Vec<u8> {

@@ -234,10 +234,10 @@ impl<'a, O: Offset> Stages<'a, O> {
     fn stage(&mut self, m: u32, events: Vec<u32>, mut progress: impl FnMut(u64)) -> (u64, usize) {
         let ready = self.each_share(true, |share| share.start());
         let reverse = self.reverse;
+        let mut count = events.len();
         let mut labelled = vec![events];
         let mut settles = false;
         loop {
-            let count: usize = labelled.iter().map(Vec::len).sum();
             let wide = count >= PARALLEL_ROUND;
             let hit = self.each_share(wide, |mut share| share.hit(reverse, &labelled, settles));
             let newly: usize = hit.iter().map(Vec::len).sum();
@@ -250,7 +250,7 @@ impl<'a, O: Offset> Stages<'a, O> {
                 next
             });
             settles = true;
-            let count: usize = labelled.iter().map(Vec::len).sum();
+            count = labelled.iter().map(Vec::len).sum();
             if count == 0 {
                 break;
             }

@@ -145,7 +145,7 @@ pub fn grundy<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Values {
 /// tight move loop vectorizes on plain loads, not on atomic ones).
 pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Values {
     let mut values = vec![0u32; rule.node_count()];
-    let mut scratch = (Mex::new(), Vec::new());
+    let (mut mex, mut level_values) = (Mex::new(), Vec::new());
     let mut ticker = Ticker::new(meter);
     let mut done = 0;
     let count = levels.level_count();
@@ -156,9 +156,9 @@ pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) ->
         // chain) cost what the sequential twin's loop costs, not a dispatch each.
         let thin = (l..count).find(|&k| levels.level(k).len() >= INLINE_LEVEL).unwrap_or(count);
         if thin > l {
-            let mex = &mut scratch.0;
             for v in levels.nodes_of(l..thin) {
-                values[v as usize] = node_value_parallel(rule, v, &|s| values[s as usize], mex);
+                let x = node_value_parallel(rule, v, &|s| values[s as usize], &mut mex);
+                values[v as usize] = x;
                 done += 1;
                 ticker.at(done);
             }
@@ -168,11 +168,11 @@ pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) ->
         done += match levels.level(l) {
             Level::Listed(nodes) => {
                 let par = || nodes.par_iter().copied();
-                level_parallel(rule, &mut values, nodes.iter().copied(), par, &mut scratch.1)
+                level_parallel(rule, &mut values, nodes.iter().copied(), par, &mut level_values)
             }
             Level::Span { start, end } => {
                 let par = || (start..end).into_par_iter();
-                level_parallel(rule, &mut values, start..end, par, &mut scratch.1)
+                level_parallel(rule, &mut values, start..end, par, &mut level_values)
             }
         };
         l += 1;

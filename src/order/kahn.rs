@@ -71,11 +71,24 @@ fn peel_sequential<O: Offset, C: Count>(
 ) -> Peeled<O> {
     let mut ready = Vec::new();
     peel(graph, meter, reverse, |reverse, pending: &mut [C], order, head, end| {
-        release(reverse, &order[head..end], 0..1, (pending, 0), &mut ready);
-        // Ids in increasing order make the next passes walk the CSR arrays forward.
-        ready.sort_unstable();
-        order.append(&mut ready);
+        release_inline(reverse, pending, order, head..end, &mut ready);
     })
+}
+
+/// Removes the edges into the level `order[level]` on this thread, reading every part of
+/// `reverse`, and appends the next level in id order (ids in increasing order make the next
+/// passes walk the CSR arrays forward). `ready` is scratch kept from level to level: a chain's
+/// million one-node levels allocate nothing.
+fn release_inline<O: Offset, C: Count>(
+    reverse: &Reverse<O>,
+    pending: &mut [C],
+    order: &mut Vec<u32>,
+    level: Range<usize>,
+    ready: &mut Vec<u32>,
+) {
+    release(reverse, &order[level], 0..reverse.parts(), (pending, 0), ready);
+    ready.sort_unstable();
+    order.append(ready);
 }
 
 /// True when every out-degree of `graph` fits a byte: pending counts then take a byte per node,
@@ -233,12 +246,10 @@ fn peel_parallel<O: Offset, C: Count>(
     meter: &dyn Meter,
     reverse: Reverse<O>,
 ) -> Peeled<O> {
+    let mut ready = Vec::new();
     peel(graph, meter, reverse, |reverse, pending: &mut [C], order, head, end| {
         if end - head < INLINE_LEVEL {
-            let mut ready = Vec::new();
-            release(reverse, &order[head..end], 0..reverse.parts(), (pending, 0), &mut ready);
-            ready.sort_unstable();
-            order.append(&mut ready);
+            release_inline(reverse, pending, order, head..end, &mut ready);
         } else {
             let frontier = &order[head..end];
             let next: Vec<Vec<u32>> = pending
