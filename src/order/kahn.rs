@@ -56,23 +56,22 @@ pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
     let n = graph.node_count() as u32;
     let reverse =
         index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)));
-    if narrow(graph) {
-        peel_sequential::<O, u8>(graph, meter, reverse)
-    } else {
-        peel_sequential::<O, u32>(graph, meter, reverse)
-    }
+    peel_counted(graph, meter, reverse, false)
 }
 
-/// [`peeled`] with pending counts of type `C`.
-fn peel_sequential<O: Offset, C: Count>(
+/// Peels with pending counts of a byte when every out-degree fits one, else of 4 bytes;
+/// levels of [`INLINE_LEVEL`] nodes or more on every thread when `parallel`.
+fn peel_counted<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
     reverse: Reverse<O>,
+    parallel: bool,
 ) -> Peeled<O> {
-    let mut ready = Vec::new();
-    peel(graph, meter, reverse, |reverse, pending: &mut [C], order, head, end| {
-        release_inline(reverse, pending, order, head..end, &mut ready);
-    })
+    if narrow(graph) {
+        peel_levels::<O, u8>(graph, meter, reverse, parallel)
+    } else {
+        peel_levels::<O, u32>(graph, meter, reverse, parallel)
+    }
 }
 
 /// Removes the edges into the level `order[level]` on this thread, reading every part of
@@ -233,22 +232,20 @@ pub fn levels_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<L
 /// The parallel twin of [`peeled`].
 pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
     let reverse = index(graph, meter, Reverse::parted);
-    if narrow(graph) {
-        peel_parallel::<O, u8>(graph, meter, reverse)
-    } else {
-        peel_parallel::<O, u32>(graph, meter, reverse)
-    }
+    peel_counted(graph, meter, reverse, true)
 }
 
-/// [`peeled_parallel`] with pending counts of type `C`.
-fn peel_parallel<O: Offset, C: Count>(
+/// The levels with pending counts of type `C`: on this thread, or with `parallel` each level
+/// of [`INLINE_LEVEL`] nodes or more split by the reverse graph's parts, one task per part.
+fn peel_levels<O: Offset, C: Count>(
     graph: &Csr<O>,
     meter: &dyn Meter,
     reverse: Reverse<O>,
+    parallel: bool,
 ) -> Peeled<O> {
     let mut ready = Vec::new();
     peel(graph, meter, reverse, |reverse, pending: &mut [C], order, head, end| {
-        if end - head < INLINE_LEVEL {
+        if !parallel || end - head < INLINE_LEVEL {
             release_inline(reverse, pending, order, head..end, &mut ready);
         } else {
             let frontier = &order[head..end];
