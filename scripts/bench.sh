@@ -103,6 +103,65 @@ for name in m1 m10 chain; do
       n, p, o, a, A[1] / P[1], O[1] / A[1], pk / 1000, gk / 1000, gk / pk, s }' >> "$out.tmp"
   echo "$name: peer $p, grundy 1 thread $o, $cores threads $a" >&2
 done
+# Cold runs: the same, each after an idle pause (this machine hands idle memory back to its
+# host, and the first touch of fresh memory then costs more); COLD_IDLE seconds, default 30.
+idle=${COLD_IDLE:-30}
+{
+  echo
+  echo "Cold runs (each after ${idle} s idle, page cache warm), medians of $runs with the range:"
+  echo
+  echo "| file | peer (s) | grundy $cores threads (s) | x peer |"
+  echo "| --- | ---: | ---: | ---: |"
+} >> "$out.tmp"
+for name in m1 m10 chain; do
+  file=$dir/$name.txt
+  : > "$dir/t.peer"; : > "$dir/t.all"
+  for _ in $(seq "$runs"); do
+    sleep "$idle"; seconds "$dir/peer" "$file" >> "$dir/t.peer"
+    sleep "$idle"; seconds $bin solve --threads "$cores" "$file" >> "$dir/t.all"
+  done
+  p=$(spread < "$dir/t.peer"); a=$(spread < "$dir/t.all")
+  awk -v n="$name" -v p="$p" -v a="$a" 'BEGIN {
+    split(p, P, " "); split(a, A, " "); printf "| %s | %s | %s | %.2f |\n", n, p, a, A[1] / P[1] }' >> "$out.tmp"
+  echo "$name cold: peer $p, grundy $a" >&2
+done
+# Stages against their floors (scripts/floors.c: each stage's unavoidable memory traffic on one
+# thread); grundy's stage times are those `grundy stats` prints; medians of the runs.
+cc -O3 -march=native -o "$dir/floors" scripts/floors.c
+{
+  echo
+  echo "### Stages against their floors"
+  echo
+  echo "A stage's floor (\`scripts/floors.c\`) is its unavoidable memory traffic issued by one thread"
+  echo "with no bookkeeping: every byte looked at once to parse, two random increments per edge to"
+  echo "build the reverse graph, one random byte decrement per edge to peel, one random read per"
+  echo "edge to evaluate, the query bytes and one read per position to answer. Lists are walked in"
+  echo "id order, so the per-node random access of a level-by-level walk is left out: the floors are"
+  echo "optimistic. *order* is the reverse build and the peel. Medians of $runs; grundy's times are"
+  echo "the ones \`grundy stats\` prints."
+  echo
+  echo "| file | stage | floor, 1 thread (s) | grundy 1 thread (s) | x floor | grundy $cores threads (s) | x floor |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+} >> "$out.tmp"
+# the stage times of "$@" as "parse order evaluate queries"
+stages() { "$@" 2>&1 | awk '/time \(s\)/ {gsub(/,/, ""); print $4, $6, $8, $10; exit}'; }
+# the column-wise medians of lines of numbers on stdin
+medians() { awk '{for (i = 1; i <= NF; i++) c[i] = c[i] " " $i; n = NF} END {for (i = 1; i <= n; i++) print c[i]}' |
+  while read -r col; do tr ' ' '\n' <<< "$col" | median; done | xargs; }
+for name in m1 m10 chain; do
+  file=$dir/$name.txt
+  f=$(for _ in $(seq "$runs"); do "$dir/floors" "$file" 2>/dev/null; done | medians)
+  o=$(for _ in $(seq "$runs"); do stages $bin stats --threads 1 "$file"; done | medians)
+  a=$(for _ in $(seq "$runs"); do stages $bin stats --threads "$cores" "$file"; done | medians)
+  awk -v n="$name" -v f="$f" -v o="$o" -v a="$a" 'BEGIN {
+    split(f, F, " "); split(o, O, " "); split(a, A, " ")
+    # floors: parse reverse peel evaluate queries; grundy: parse order evaluate queries
+    split("parse order evaluate queries", S, " ")
+    fl[1] = F[1]; fl[2] = F[2] + F[3]; fl[3] = F[4]; fl[4] = F[5]
+    for (i = 1; i <= 4; i++)
+      printf "| %s | %s | %.3f | %.3f | %.1f | %.3f | %.1f |\n", n, S[i], fl[i], O[i], O[i] / fl[i], A[i], A[i] / fl[i] }' >> "$out.tmp"
+  echo "$name floors: $f; grundy 1 thread: $o; $cores threads: $a" >&2
+done
 # Keep the sections other scripts write (stress, cluster, loopy) and the notes.
 [ -f "$out" ] && awk '/^## / {keep = !/^## Against the C peer/} keep {print}' "$out" | sed '1s/^/\n/' >> "$out.tmp"
 mv "$out.tmp" "$out"

@@ -65,6 +65,14 @@ pub enum Error {
         /// What went wrong, naming the process.
         message: String,
     },
+    /// An octal game's code is not one.
+    #[error("octal code `{code}`: {message}")]
+    Code {
+        /// The code as given.
+        code: String,
+        /// Where, and what was expected.
+        message: String,
+    },
     /// Arguments that parse but cannot be used together or at all (exit code 2).
     #[error("{0}")]
     Usage(String),

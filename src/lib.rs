@@ -40,6 +40,7 @@ pub mod generate;
 pub mod graph;
 pub mod io;
 pub mod meter;
+pub mod octal;
 pub mod order;
 pub mod parse;
 pub mod report;

@@ -9,6 +9,7 @@ mod games;
 mod generate;
 mod large;
 mod loopy;
+mod octal;
 mod oracle;
 mod outputs;
 mod regression;

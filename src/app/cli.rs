@@ -78,8 +78,39 @@ pub enum Command {
     /// geography (POJ 2599): cases `n m` and n-1 lines `a b`, prints the first player's
     /// winning airport.
     Game(GameArgs),
+    /// Compute an octal game's Grundy sequence, and its period when it can be proved.
+    ///
+    /// CODE is d0.d1d2...: digit d_j says how a move may remove j tokens from a heap (bit 1:
+    /// emptying it, 2: leaving one heap, 4: two heaps; with --hex, 8: three heaps); d0 is 0 or
+    /// 4 (4: split a heap in two without removing any). Kayles is 0.77, Dawson's Kayles 0.07.
+    Octal(OctalArgs),
     /// Write a random, valid chess-format file (acyclic by construction, deterministic).
     Generate(GenerateArgs),
+}
+
+/// Arguments of `grundy octal`.
+#[derive(Debug, clap::Args)]
+pub struct OctalArgs {
+    /// The game's code, e.g. 0.77 or .07.
+    pub code: String,
+    /// Compute G(0..=N), or stop earlier when the period is proved.
+    #[arg(short = 'n', value_name = "N", default_value_t = 100_000)]
+    pub n: usize,
+    /// Write the values as CSV `n,grundy` (written whole or not at all).
+    #[arg(long, short = 'o', value_name = "TABLE.csv")]
+    pub output: Option<PathBuf>,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Read the code's digits as hexadecimal (bit 8: leave three heaps).
+    #[arg(long)]
+    pub hex: bool,
+    /// Draw G(n) against n as SVG.
+    #[arg(long, value_name = "SEQ.svg")]
+    pub plot: Option<PathBuf>,
+    /// Use the plain method (every move of every heap), the sparse method's twin.
+    #[arg(long, hide = true)]
+    pub naive: bool,
 }
 
 /// The input formats of a game, as `--format` names them.

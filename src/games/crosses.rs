@@ -11,6 +11,8 @@ use super::{field_at_least, Game, MAX_POSITIONS};
 use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::Rule;
+use crate::meter::Meter;
+use crate::octal::{self, Code, Method};
 use crate::order::Levels;
 use crate::parse::error::{Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::Lexer;
@@ -98,6 +100,15 @@ impl Game for Crosses {
     fn positions(&self, _: &[u32], _: Exec) -> (Strips, Levels) {
         let strips = Strips::new(self.longest);
         (strips, strips.levels())
+    }
+
+    /// A strip of n cells is a heap of n + 2 in the octal game 0.007 (Treblecross): a cross
+    /// removes its cell and the two on each side from play, as three tokens taken from a heap
+    /// padded by two. The octal engine's sparse method computes them.
+    fn values(&self, strips: &Strips, meter: &dyn Meter) -> Option<Values> {
+        let code = Code::parse("0.007", false).ok()?;
+        let g = octal::values(&code, strips.n as usize + 2, Method::Sparse, meter);
+        Some(Values::from_vec((2..g.len()).map(|n| g.get(n)).collect()))
     }
 
     fn judge(&self, _: &Strips, values: &Values, &n: &u32, out: &mut Vec<u8>) {

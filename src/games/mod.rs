@@ -60,6 +60,12 @@ pub trait Game {
         exec: Exec,
     ) -> (Self::Positions<'r>, Levels);
 
+    /// The values of the positions of `p`, when the game computes them on an engine of its
+    /// own (an octal game's); `None` evaluates `p` as a move generator on the shared engine.
+    fn values(&self, _p: &Self::Positions<'_>, _meter: &dyn Meter) -> Option<Values> {
+        None
+    }
+
     /// Appends the judge's line for `record`.
     fn judge(
         &self,
@@ -136,7 +142,9 @@ impl Written {
         meter: &dyn Meter,
     ) {
         let (positions, levels) = game.positions(records, exec);
-        let values = evaluate(&positions, &levels, exec, case, meter);
+        let values = game
+            .values(&positions, meter)
+            .unwrap_or_else(|| evaluate(&positions, &levels, exec, case, meter));
         match self.output {
             Output::Judge => {
                 records.iter().for_each(|r| game.judge(&positions, &values, r, &mut self.out));

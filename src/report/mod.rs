@@ -1,5 +1,5 @@
 //! Reports: the CSV rows of `values`, `solve --report` and `query` (here), and the statistics
-//! of `stats` ([`stats`]).
+//! of `stats` ([`stats`]), the plot of `octal` ([`plot`]).
 //!
 //! Rows are written into in-memory buffers, so parallel pieces can format their own rows and be
 //! joined in input order; numbers are formatted with itoa, node rows with the csv crate.
@@ -7,6 +7,7 @@
 use crate::answer::{self, Outcome};
 use crate::eval::Values;
 
+pub mod plot;
 pub mod stats;
 use crate::graph::GameGraph;
 

@@ -7,6 +7,7 @@ use grundy::error::Error;
 
 pub mod game;
 pub mod generate;
+pub mod octal;
 pub mod query;
 pub mod solve;
 pub mod stats;

@@ -1,0 +1,152 @@
+//! Octal games: take-and-break games on heaps given by a code such as Kayles' `0.77`; their
+//! Grundy sequences to record lengths, and a proof of their period when they have one.
+
+pub mod code;
+pub mod naive;
+pub mod period;
+pub mod sparse;
+
+pub use code::{Code, CodeError, Moves};
+pub use period::{certify, Period};
+pub use sparse::Sparse;
+
+use crate::meter::{Meter, Stage, Unit};
+
+/// How the values are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Every move of every heap: `O(n^2)` for splits into two heaps.
+    Naive,
+    /// Rare and common values ([`sparse`]); the naive method for three-heap splits.
+    Sparse,
+}
+
+/// A computed Grundy sequence: G(0..len), 2 bytes per value while they fit, else 4.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Values {
+    /// Every value below 2^16.
+    Short(Vec<u16>),
+    /// Some value at 2^16 or above.
+    Wide(Vec<u32>),
+}
+
+impl Values {
+    /// G(n).
+    pub fn get(&self, n: usize) -> u32 {
+        match self {
+            Values::Short(g) => g[n].into(),
+            Values::Wide(g) => g[n],
+        }
+    }
+
+    /// How many values: G(0..len).
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Short(g) => g.len(),
+            Values::Wide(g) => g.len(),
+        }
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every value, widened.
+    pub fn to_vec(&self) -> Vec<u32> {
+        (0..self.len()).map(|n| self.get(n)).collect()
+    }
+}
+
+/// What `grundy octal` computes: the values, and the period if they prove one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sequence {
+    /// G(0..=N'), where N' is N, or the heap size at which the period was proved.
+    pub values: Values,
+    /// The period, when proved.
+    pub period: Option<Period>,
+}
+
+/// The first heap count at which the period is looked for; it doubles after each look.
+const FIRST_LOOK: usize = 64;
+
+/// G(0..=n) of `code` by `method`, stopping as soon as a period is proved (the values then
+/// end at [`Period::proved_at`]); `meter` hears the heaps done.
+pub fn sequence(code: &Code, n: usize, method: Method, meter: &dyn Meter) -> Sequence {
+    compute(code, n, method, true, meter)
+}
+
+/// G(0..=n) of `code` by `method`, all of them (no look for a period).
+pub fn values(code: &Code, n: usize, method: Method, meter: &dyn Meter) -> Values {
+    compute(code, n, method, false, meter).values
+}
+
+/// The values up to `n`, looking for a period at every doubling when `look`.
+fn compute(code: &Code, n: usize, method: Method, look: bool, meter: &dyn Meter) -> Sequence {
+    let moves = code.moves();
+    meter.start(Stage { case: 0, name: "computing", unit: Unit::Nodes, total: n as u64 + 1 });
+    let sparse = method == Method::Sparse && moves.three.is_empty();
+    let mut short: Vec<u16> = vec![0];
+    let mut wide: Vec<u32> = Vec::new();
+    let mut state = Sparse::new(&short);
+    let mut next = FIRST_LOOK;
+    loop {
+        let upto = if look { n.min(next - 1) } else { n };
+        if !sparse {
+            wide.extend(short.drain(..).map(u32::from));
+            naive::extend(&moves, &mut wide, upto);
+        } else if wide.is_empty() && state.extend(&moves, &mut short, upto).is_err() {
+            wide = short.drain(..).map(u32::from).collect();
+        }
+        if sparse && !wide.is_empty() {
+            // Infallible: every value fits 4 bytes.
+            let _ = state.extend(&moves, &mut wide, upto);
+        }
+        meter.set(upto as u64 + 1);
+        let period = match (look, wide.is_empty()) {
+            (false, _) => None,
+            (true, true) => certify(&moves, &short),
+            (true, false) => certify(&moves, &wide),
+        };
+        if period.is_some() || upto == n {
+            let keep = period.map_or(upto, |p| p.proved_at) + 1;
+            short.truncate(keep);
+            wide.truncate(keep);
+            let values = if wide.is_empty() { Values::Short(short) } else { Values::Wide(wide) };
+            return Sequence { values, period };
+        }
+        next *= 2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(code: &str, n: usize, method: Method) -> Sequence {
+        sequence(
+            &Code::parse(code, code.contains(['8', '9', 'a', 'b', 'c', 'd', 'e', 'f'])).unwrap(),
+            n,
+            method,
+            &(),
+        )
+    }
+
+    #[test]
+    fn published_periods() {
+        // (code, period, preperiod): OEIS A002186, A002187, Winning Ways, tczajka's tables.
+        for (code, period, preperiod) in [
+            ("0.77", 12, 71),
+            ("0.137", 34, 52),
+            ("0.07", 34, 53),
+            ("0.4", 34, 54),
+            ("0.45", 20, 498),
+            ("0.156", 349, 3479),
+        ] {
+            let s = run(code, 1 << 16, Method::Sparse);
+            let p = s.period.unwrap_or_else(|| panic!("{code}: no period"));
+            assert_eq!((p.period, p.preperiod), (period, preperiod), "{code}");
+            assert_eq!(s.values.len(), p.proved_at + 1);
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! `grundy octal CODE`: published periods, a brute force over all moves on random codes, the
+//! sparse method against the naive one at both thread counts, the traps of a zero preperiod,
+//! bad codes, the table and the plot.
+
+use crate::util::*;
+
+/// G(0..=n) of an octal code (digits d0.d1..dk, octal or hexadecimal), by trying every way of
+/// removing j tokens and leaving 0, 1, 2 or 3 non-empty heaps, over all orders of the parts:
+/// written from the definition, independently of the engine.
+fn brute_force(digits: &[u32], n: usize) -> Vec<u32> {
+    let mut g: Vec<u32> = Vec::new();
+    for h in 0..=n {
+        let mut options = std::collections::HashSet::new();
+        for (j, &d) in digits.iter().enumerate() {
+            if j > h {
+                break;
+            }
+            let rest = h - j;
+            if d & 1 != 0 && rest == 0 && j > 0 {
+                options.insert(0);
+            }
+            if d & 2 != 0 && rest >= 1 && j > 0 {
+                options.insert(g[rest]);
+            }
+            if d & 4 != 0 {
+                for a in 1..rest {
+                    options.insert(g[a] ^ g[rest - a]);
+                }
+            }
+            if d & 8 != 0 {
+                for a in 1..rest {
+                    for b in 1..rest - a {
+                        options.insert(g[a] ^ g[b] ^ g[rest - a - b]);
+                    }
+                }
+            }
+        }
+        g.push((0..).find(|x| !options.contains(x)).unwrap());
+    }
+    g
+}
+
+/// The smallest period and preperiod `g` shows over its whole length with at least `tail`
+/// values of repeats beyond the preperiod, by search.
+fn observed_period(g: &[u32], tail: usize) -> Option<(usize, usize)> {
+    (1..g.len() / 4).find_map(|p| {
+        let n0 = (0..g.len() - p).rev().find(|&n| g[n + p] != g[n]).map_or(0, |n| n + 1);
+        (n0 + p + tail <= g.len()).then_some((p, n0))
+    })
+}
+
+struct Octal {
+    json: serde_json::Value,
+    table: Vec<u32>,
+}
+
+/// Runs `grundy [threads] octal code extra.. -o table --json` and reads both outputs.
+fn octal(threads: &str, code: &str, extra: &[&str]) -> Octal {
+    let dir = tempdir();
+    let table = dir.path().join("t.csv");
+    let mut args =
+        vec!["--threads", threads, "octal", code, "--json", "-o", table.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run(&args, None).ok();
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let text = std::fs::read_to_string(&table).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("n,grundy"));
+    let table = lines
+        .enumerate()
+        .map(|(i, line)| {
+            let (n, g) = line.split_once(',').unwrap();
+            assert_eq!(n.parse::<usize>().unwrap(), i);
+            g.parse().unwrap()
+        })
+        .collect();
+    Octal { json, table }
+}
+
+fn period_of(json: &serde_json::Value) -> Option<(usize, usize)> {
+    let p = json["period"].as_u64()?;
+    Some((p as usize, json["preperiod"].as_u64().unwrap() as usize))
+}
+
+#[test]
+fn published_periods_are_found_and_certified() {
+    // OEIS A002186 (Kayles), A002187 (Dawson's Chess), Winning Ways, tczajka's solved games.
+    for (code, period, preperiod) in [
+        ("0.77", 12, 71),
+        (".137", 34, 52),
+        ("0.07", 34, 53),
+        (".4", 34, 54),
+        (".45", 20, 498),
+        (".156", 349, 3479),
+        (".356", 142, 7315),
+        (".644", 442, 3256),
+        (".165", 1550, 5181),
+    ] {
+        let run = octal("2", code, &["-n", "100000"]);
+        assert_eq!(period_of(&run.json), Some((period, preperiod)), "{code}");
+        assert_eq!(run.json["certified"], true, "{code}");
+        // It stopped where the proof is complete, and every value is right.
+        let n = run.json["n"].as_u64().unwrap() as usize;
+        assert_eq!(run.table.len(), n + 1, "{code}");
+        assert!(n < 100_000, "{code}: stopped at {n}");
+        if n <= 8000 {
+            let digits: Vec<u32> = code
+                .trim_start_matches('0')
+                .chars()
+                .skip(1)
+                .map(|c| c.to_digit(8).unwrap())
+                .collect();
+            let mut all = vec![0];
+            all.extend(digits);
+            assert_eq!(run.table, brute_force(&all, n), "{code}");
+        }
+    }
+    // Kayles' values from OEIS A002186.
+    let kayles = octal("1", "0.77", &[]).table;
+    assert_eq!(
+        kayles[..24],
+        [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4, 1, 2, 7, 1, 4, 3, 2, 1, 4, 6, 7]
+    );
+}
+
+/// A random code: up to `len` digits after the dot, octal or (with `hex`) hexadecimal, with
+/// d0 0 or 4 (hexadecimal: 0, 4, 8 or c).
+fn random_code(rng: &mut Rng, len: usize, hex: bool) -> (String, Vec<u32>) {
+    let radix = if hex { 16 } else { 8 };
+    let d0 = [0, 4, 8, 12][rng.below(if hex { 4 } else { 2 }) as usize];
+    let mut digits = vec![d0];
+    for _ in 0..1 + rng.below(len as u64) {
+        digits.push(rng.below(radix) as u32);
+    }
+    let text =
+        format!("{:x}.{}", d0, digits[1..].iter().map(|d| format!("{d:x}")).collect::<String>());
+    (text, digits)
+}
+
+#[test]
+fn random_codes_agree_with_a_brute_force_and_their_periods_hold() {
+    let mut rng = Rng::new(14);
+    let mut certified = 0;
+    for round in 0..120 {
+        let hex = round % 6 == 5;
+        let (code, digits) = random_code(&mut rng, 4, hex);
+        if digits.iter().all(|&d| d & if hex { 15 } else { 7 } == 0)
+            || digits[1..].iter().all(|&d| d == 0) && digits[0] == 0
+        {
+            continue;
+        }
+        let n = if hex { 150 } else { 1500 };
+        let mut extra = vec!["-n", "1500"];
+        if hex {
+            extra = vec!["-n", "150", "--hex"];
+        }
+        let truth = brute_force(&digits, n);
+        let run = octal("2", &code, &extra);
+        assert_eq!(run.table, truth[..run.table.len()], "{code}");
+        match period_of(&run.json) {
+            Some((p, n0)) => {
+                certified += 1;
+                // The period holds over everything the brute force computed, and is the
+                // smallest it shows.
+                assert!((n0..=n - p).all(|k| truth[k + p] == truth[k]), "{code}: {p} from {n0}");
+                assert_eq!(observed_period(&truth, p), Some((p, n0)), "{code}");
+            }
+            None => assert_eq!(run.table.len(), n + 1, "{code}: computed all"),
+        }
+    }
+    assert!(certified >= 30, "only {certified} codes certified");
+}
+
+#[test]
+fn the_sparse_method_equals_the_naive_one_at_both_thread_counts() {
+    let mut rng = Rng::new(7);
+    let mut codes: Vec<String> = vec!["0.007".into(), "0.77".into(), "4.07".into(), "0.51".into()];
+    codes.extend((0..40).map(|_| random_code(&mut rng, 5, false).0));
+    for code in codes {
+        let naive =
+            run(&["--threads", "1", "octal", &code, "-n", "3000", "--naive", "--json"], None);
+        if naive.code != 0 {
+            continue; // a code with no move
+        }
+        let naive = octal("1", &code, &["-n", "3000", "--naive"]);
+        for threads in ["1", "2"] {
+            let sparse = octal(threads, &code, &["-n", "3000"]);
+            assert_eq!(sparse.table, naive.table, "{code} on {threads} threads");
+            assert_eq!(sparse.json["period"], naive.json["period"], "{code}");
+        }
+    }
+}
+
+#[test]
+fn zero_preperiods_are_not_certified_early() {
+    // The textbook bound 2 n0 + p + k proves false periods when n0 = 0.
+    for (code, period, preperiod) in [(".4", 34, 54), ("0.1", 1, 2), ("0.002", 6, 1)] {
+        let digits: Vec<u32> =
+            code.split('.').nth(1).unwrap().chars().map(|c| c.to_digit(8).unwrap()).collect();
+        let mut all = vec![0];
+        all.extend(digits);
+        let truth = brute_force(&all, 400);
+        assert_eq!(observed_period(&truth, 100), Some((period, preperiod)), "{code}");
+        for n in [1, 2, 3, 5, 8, 13, 40] {
+            let run = octal("1", code, &["-n", &n.to_string()]);
+            if let Some((p, n0)) = period_of(&run.json) {
+                assert_eq!((p, n0), (period, preperiod), "{code} at -n {n}");
+            }
+        }
+        assert_eq!(period_of(&octal("1", code, &[]).json), Some((period, preperiod)), "{code}");
+    }
+}
+
+#[test]
+fn bad_codes_are_one_error_line_and_write_nothing() {
+    let dir = tempdir();
+    let table = dir.path().join("t.csv");
+    for (code, hex, says) in [
+        ("0.8", false, "character 3"),
+        ("0.", false, "no move"),
+        (".", false, "no move"),
+        ("0.000", false, "no move"),
+        ("1.07", false, "character 1"),
+        ("0.0g", true, "character 4"),
+        ("kayles", false, "expected d0.d1d2"),
+        ("0.7x", false, "character 4"),
+    ] {
+        let mut args = vec!["octal", code, "-o", table.to_str().unwrap()];
+        if hex {
+            args.push("--hex");
+        }
+        let out = run(&args, None);
+        assert_eq!(out.code, 1, "{code}");
+        assert!(out.stderr.starts_with("error: "), "{code}: {}", out.stderr);
+        assert_eq!(out.stderr.lines().count(), 1, "{code}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{code}: {}", out.stderr);
+        assert!(!table.exists(), "{code}");
+    }
+    // Valid edge cases: a split-only game, hexadecimal three-heap splits.
+    for (code, digits, hex) in
+        [("4.", vec![4], false), ("0.f", vec![0, 15], true), ("c.3", vec![12, 3], true)]
+    {
+        let mut extra = vec!["-n", "40"];
+        if hex {
+            extra.push("--hex");
+        }
+        let table = octal("1", code, &extra).table;
+        assert_eq!(table, brute_force(&digits, 40)[..table.len()], "{code}");
+    }
+}
+
+#[test]
+fn the_plot_is_valid_svg() {
+    let dir = tempdir();
+    let svg = dir.path().join("g.svg");
+    let out = run(&["octal", "0.07", "--plot", svg.to_str().unwrap()], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    // One point per value: the picture holds the sequence.
+    let points = root.descendants().filter(|n| n.tag_name().name() == "circle").count();
+    let stdout = out.stdout_text();
+    let n = stdout.lines().find(|l| l.starts_with("computed")).unwrap();
+    let last: usize = n.trim_end_matches(')').rsplit('=').next().unwrap().parse().unwrap();
+    assert_eq!(points, last + 1, "{n}");
+    assert!(text.contains("period 34 from n = 53"));
+}
+
+#[test]
+fn crosses_is_treblecross_shifted_by_two() {
+    // g_crosses(n) = G_0.007(n + 2), on the game command's table.
+    let input: String = (1..=600).map(|n| format!("{n}\n")).collect();
+    let table = run(&["game", "crosses", "--table"], Some(input.as_bytes())).ok();
+    let octal = octal("2", "0.007", &["-n", "602"]).table;
+    for line in table.lines().skip(1) {
+        let (n, g) = line.split_once(',').unwrap();
+        let (n, g): (usize, u32) = (n.parse().unwrap(), g.parse().unwrap());
+        assert_eq!(g, octal[n + 2], "strip {n}");
+    }
+}
