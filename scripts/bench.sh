@@ -167,4 +167,6 @@ done
 mv "$out.tmp" "$out"
 # The loopy section (its own script: a C baseline and three more files).
 scripts/loopy.sh "$runs" >/dev/null
+# The octal section (its own script: a C baseline; 10^6 runs once, minutes).
+scripts/octal.sh "$runs" >/dev/null
 cat "$out"
