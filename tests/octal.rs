@@ -123,6 +123,19 @@ fn published_periods_are_found_and_certified() {
     );
 }
 
+#[test]
+fn codes_with_splits_and_takes_of_every_kind_prove_what_a_brute_force_shows() {
+    // 0.51: take one (emptying the heap, or leaving two heaps), or a heap of exactly two;
+    // 4.07: split a heap, or take two (any way); both from the list.
+    for (code, digits) in [("0.51", vec![0, 5, 1]), ("4.07", vec![4, 0, 7])] {
+        let truth = brute_force(&digits, 3000);
+        let run = octal("2", code, &["-n", "3000"]);
+        assert_eq!(run.table, truth[..run.table.len()], "{code}");
+        let (p, n0) = period_of(&run.json).unwrap_or_else(|| panic!("{code}: no period"));
+        assert_eq!(observed_period(&truth, 500), Some((p, n0)), "{code}");
+    }
+}
+
 /// A random code: up to `len` digits after the dot, octal or (with `hex`) hexadecimal, with
 /// d0 0 or 4 (hexadecimal: 0, 4, 8 or c).
 fn random_code(rng: &mut Rng, len: usize, hex: bool) -> (String, Vec<u32>) {

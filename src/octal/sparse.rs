@@ -325,3 +325,26 @@ fn old_rare(rare: &[u32], m: usize, n: usize) -> (usize, usize) {
     let hi = rare.partition_point(|&r| (r as usize) < m.min(n));
     (lo, hi.max(lo))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::octal::code::Code;
+    use crate::octal::naive::naive;
+
+    impl Value for u8 {}
+
+    #[test]
+    fn a_value_too_wide_for_the_storage_stops_the_extension_where_it_is() {
+        // Taking 1 to 300 tokens leaving one heap or none: G(n) = n mod 301.
+        let moves = Code::parse(&format!("0.{}", "3".repeat(300)), false).unwrap().moves();
+        let mut g: Vec<u8> = vec![0];
+        let mut state = Sparse::new(&g);
+        assert_eq!(state.extend(&moves, &mut g, 700), Err(256));
+        assert_eq!(g.len(), 256);
+        // Going on in 4 bytes from the same state gives the plain method's values.
+        let mut wide: Vec<u32> = g.iter().map(|&v| v.into()).collect();
+        assert_eq!(state.extend(&moves, &mut wide, 700), Ok(()));
+        assert_eq!(wide, naive(&moves, 700));
+    }
+}
