@@ -251,7 +251,6 @@ impl Sparse {
         let mut beyond = false;
         'walk: for &j in &moves.two {
             let m = h.saturating_sub(j as usize);
-            // The splits the row has not marked ahead.
             // Going on down from the splits the row marked ahead; those with a young part
             // (below `old`) come last, and were never the row's to mark.
             let marked = ahead(m, n, self.reach);
