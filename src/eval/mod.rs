@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::graph::Rule;
 use crate::meter::{Meter, Ticker};
-use crate::order::{Level, Levels, INLINE_LEVEL};
+use crate::order::{Level, Levels, Nodes, INLINE_LEVEL};
 
 pub mod case;
 pub mod loopy;
@@ -128,12 +128,42 @@ pub fn grundy<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) -> Values {
     let mut values = vec![0u32; rule.node_count()];
     let mut mex = Mex::new();
     let mut ticker = Ticker::new(meter);
-    for (i, v) in levels.nodes().enumerate() {
-        let x = node_value(rule, v, &|s| values[s as usize], &mut mex);
-        values[v as usize] = x;
-        ticker.at(i as u64);
-    }
+    run::<R, false>(rule, levels.nodes(), &mut values, &mut mex, &mut ticker, &mut 0);
     Values::from_vec(values)
+}
+
+/// Evaluates `nodes` in order on this thread (with [`node_value_parallel`] when `SPLIT`, else
+/// [`node_value`]), storing each value before the next node reads it; listed nodes are announced to
+/// the rule ahead ([`Rule::look_ahead`]). `done` counts the nodes evaluated, for `ticker`.
+fn run<R: Rule, const SPLIT: bool>(
+    rule: &R,
+    nodes: Nodes<'_>,
+    values: &mut [u32],
+    mex: &mut Mex,
+    ticker: &mut Ticker<'_>,
+    done: &mut u64,
+) {
+    let mut one = |v: u32, values: &mut [u32]| {
+        let value = |s: u32| values[s as usize];
+        let x = if SPLIT {
+            node_value_parallel(rule, v, &value, mex)
+        } else {
+            node_value(rule, v, &value, mex)
+        };
+        values[v as usize] = x;
+        *done += 1;
+        ticker.at(*done);
+    };
+    match nodes {
+        Nodes::Listed(list) => {
+            let list = list.as_slice();
+            for (i, &v) in list.iter().enumerate() {
+                rule.look_ahead(&list[i + 1..], values);
+                one(v, values);
+            }
+        }
+        Nodes::Span(ids) => ids.for_each(|v| one(v, values)),
+    }
 }
 
 /// The parallel twin of [`grundy`]: levels of at least [`INLINE_LEVEL`] nodes are evaluated
@@ -156,20 +186,13 @@ pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) ->
         // chain) cost what the sequential twin's loop costs, not a dispatch each.
         let thin = (l..count).find(|&k| levels.level(k).len() >= INLINE_LEVEL).unwrap_or(count);
         if thin > l {
-            for v in levels.nodes_of(l..thin) {
-                let x = node_value_parallel(rule, v, &|s| values[s as usize], &mut mex);
-                values[v as usize] = x;
-                done += 1;
-                ticker.at(done);
-            }
+            let nodes = levels.nodes_of(l..thin);
+            run::<R, true>(rule, nodes, &mut values, &mut mex, &mut ticker, &mut done);
             l = thin;
             continue;
         }
         done += match levels.level(l) {
-            Level::Listed(nodes) => {
-                let par = || nodes.par_iter().copied();
-                level_parallel(rule, &mut values, nodes.iter().copied(), par, &mut level_values)
-            }
+            Level::Listed(nodes) => level_listed(rule, &mut values, nodes, &mut level_values),
             Level::Span { start, end } => {
                 let par = || (start..end).into_par_iter();
                 level_parallel(rule, &mut values, start..end, par, &mut level_values)
@@ -178,6 +201,35 @@ pub fn grundy_parallel<R: Rule>(rule: &R, levels: &Levels, meter: &dyn Meter) ->
         l += 1;
     }
     Values::from_vec(values)
+}
+
+/// Evaluates one wide listed level in chunks, each on one worker with its own mex scratch,
+/// in order and announcing the chunk's next nodes to the rule ([`Rule::look_ahead`]); its
+/// values gather in `level_values` before they are stored. Returns its node count.
+fn level_listed<R: Rule>(
+    rule: &R,
+    values: &mut [u32],
+    nodes: &[u32],
+    level_values: &mut Vec<u32>,
+) -> u64 {
+    // A few chunks per thread balance the load; each chunk's first nodes start cold.
+    let chunk = (nodes.len() / (4 * rayon::current_num_threads())).clamp(INLINE_LEVEL / 8, 4096);
+    level_values.clear();
+    level_values.resize(nodes.len(), 0);
+    let read: &[u32] = values;
+    nodes.par_chunks(chunk).zip(level_values.par_chunks_mut(chunk)).for_each_init(
+        Mex::new,
+        |mex, (chunk, out)| {
+            for (i, (&v, slot)) in chunk.iter().zip(out).enumerate() {
+                rule.look_ahead(&chunk[i + 1..], read);
+                *slot = node_value(rule, v, &|s| read[s as usize], mex);
+            }
+        },
+    );
+    for (&v, &x) in nodes.iter().zip(level_values.iter()) {
+        values[v as usize] = x;
+    }
+    nodes.len() as u64
 }
 
 /// Evaluates one wide level, given as `nodes` and `par`, its parallel twin, each worker with

@@ -291,6 +291,9 @@ impl<O: Offset> Csr<O> {
     }
 }
 
+/// Most moves whose values [`Rule::look_ahead`] prefetches for one node.
+const LOOK_AHEAD_MOVES: usize = 64;
+
 impl<O: Offset> Rule for Csr<O> {
     fn node_count(&self) -> usize {
         Csr::node_count(self)
@@ -311,6 +314,25 @@ impl<O: Offset> Rule for Csr<O> {
     ) {
         for &s in &self.successors(v)[moves] {
             f(value(s));
+        }
+    }
+
+    /// Nodes of a level are scattered over the arrays, so their offsets, lists and successors'
+    /// values all miss: offsets four nodes ahead, lists two ahead, values one ahead.
+    #[inline]
+    fn look_ahead(&self, next: &[u32], values: &[u32]) {
+        if let Some(&far) = next.get(7) {
+            prefetch(&self.offsets, far as usize);
+        }
+        if let Some(&near) = next.get(3) {
+            prefetch(&self.targets, self.offsets[near as usize].index());
+        }
+        // A node with many moves has its own loop to hide its misses in: hints would be work.
+        match next.first().map(|&v| self.successors(v)) {
+            Some(moves) if moves.len() <= LOOK_AHEAD_MOVES => {
+                moves.iter().for_each(|&s| prefetch(values, s as usize))
+            }
+            _ => {}
         }
     }
 }

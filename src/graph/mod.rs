@@ -34,6 +34,14 @@ pub trait Rule: Sync {
         value: &impl Fn(u32) -> u32,
         f: impl FnMut(u32),
     );
+
+    /// A hint that the nodes of `next` are evaluated next, in that order, reading their moves'
+    /// values from `values`: a rule whose reads miss the cache starts them early, so that they
+    /// overlap. Nothing by default.
+    #[inline]
+    fn look_ahead(&self, next: &[u32], values: &[u32]) {
+        let _ = (next, values);
+    }
 }
 
 /// A borrowed rule is the rule: a game evaluates its positions without owning them.
@@ -56,5 +64,10 @@ impl<R: Rule> Rule for &R {
         f: impl FnMut(u32),
     ) {
         (**self).move_values(v, moves, value, f)
+    }
+
+    #[inline]
+    fn look_ahead(&self, next: &[u32], values: &[u32]) {
+        (**self).look_ahead(next, values)
     }
 }

@@ -16,4 +16,4 @@ pub mod levels;
 
 pub use cycle::Cycle;
 pub use kahn::{levels, levels_parallel, peeled, peeled_parallel, Peeled, Reverse, INLINE_LEVEL};
-pub use levels::{Level, Levels};
+pub use levels::{Level, Levels, Nodes};
