@@ -5,19 +5,26 @@
 //! `C`. A split of two common heaps then never has a common value, so a common value can only
 //! be the value of a one-heap move or of a split with a rare heap: a short list, when `C`
 //! holds the frequent values. For a heap `h`:
-//! 1. its row marks the values of the splits with a rare part, the one-heap moves, and some
-//!    splits ahead; `c`, the smallest common value not marked, is G(h) unless a smaller
-//!    value that is not common is missing;
+//! 1. its row marks the values of the splits with a rare part and of the one-heap moves;
+//!    `c`, the smallest common value not marked, is G(h) unless a smaller value that is not
+//!    common is missing;
 //! 2. the values below `c` that are not common and not marked yet must each be a move's
-//!    value, or G(h) is the smallest that is not: walk the splits marking values until none
-//!    is missing or the walk ends (then `h` is a rare heap: rare, as the name says).
+//!    value, or G(h) is the smallest that is not: walk the splits, from the middle down,
+//!    marking values until none is missing or the walk ends (then `h` is a rare heap: rare,
+//!    as the name says).
 //!
 //! Exact for any such `C`: it only decides how short the lists and the walks are. `C` is
 //! chosen greedily, most frequent value first, when the heap count doubles; a value seen for
 //! the first time joins it when it can.
 //!
-//! Heaps are computed in blocks: the marks of every split whose two parts are older than the
-//! block are made first, for all its heaps at once, on every thread.
+//! Heaps are computed in blocks, on every thread at once: first, for each heap of the block,
+//! the splits whose two parts are older than the block: those with a rare part, then a walk
+//! until the values missing below its `c` so far are found (the rare splits of eight
+//! neighbouring heaps are marked together: their other parts share a cache line). Then heap
+//! by heap, in order: the moves to younger heaps and the rare heaps found in the block, and
+//! the rest of the walk if `c` went up. The walks are where the time goes: at 0.007 the rare
+//! heaps stop appearing after about 2^17, but a heap's last missing value often needs tens of
+//! thousands of splits.
 
 use std::ops::Range;
 
@@ -29,6 +36,10 @@ use super::code::Moves;
 pub trait Value: Copy + Send + Sync + PartialEq + Into<u32> + TryFrom<u32> + 'static {}
 impl Value for u16 {}
 impl Value for u32 {}
+
+/// Heaps whose rare splits are marked together: the other parts of their splits with one
+/// rare heap are `GROUP` neighbours.
+const GROUP: usize = 8;
 
 /// Heaps whose common marks are made together, in parallel: the pairs whose other part is
 /// older than the block are all known when it starts.
@@ -48,9 +59,6 @@ pub struct Sparse {
     /// The values below `width` in increasing order: those in `C`, and the others.
     safe: Vec<u32>,
     unsafe_: Vec<u32>,
-    /// How many splits of two old heaps each heap's row marks ahead (adapted block by block:
-    /// enough that the sequential walk is seldom needed).
-    reach: usize,
 }
 
 impl Sparse {
@@ -64,7 +72,6 @@ impl Sparse {
             width: 0,
             safe: Vec::new(),
             unsafe_: Vec::new(),
-            reach: 256,
         };
         let largest = g.iter().map(|&v| v.into()).max().unwrap_or(0);
         state.widen(largest);
@@ -84,25 +91,23 @@ impl Sparse {
         upto: usize,
     ) -> Result<(), usize> {
         debug_assert!(moves.three.is_empty());
-        let mut marks = Vec::new();
+        let (mut marks, mut walked, mut missing) = (Vec::new(), Vec::new(), Vec::new());
         while g.len() <= upto {
             let n = g.len();
             if n.is_power_of_two() && n >= 64 {
                 self.choose_common(g);
                 if std::env::var_os("GRUNDY_TRACE").is_some() {
-                    let (rare, common, reach) = (self.rare.len(), self.safe.len(), self.reach);
-                    eprintln!(
-                        "octal: {n} heaps, {rare} rare, {common} common values, reach {reach}"
-                    );
+                    let (rare, common) = (self.rare.len(), self.safe.len());
+                    eprintln!("octal: {n} heaps, {rare} rare, {common} common values");
                 }
             }
             // Blocks end at the next power of two, where `C` is chosen again.
             let end = (n + BLOCK).min(upto + 1).min((n + 1).next_power_of_two().max(64));
-            self.mark_old_pairs(moves, g, n..end, &mut marks);
+            self.mark_old_pairs(moves, g, n..end, &mut marks, &mut walked);
             let base = self.rare.len();
-            let mut short = 0;
-            for (h, row) in (n..end).zip(marks.chunks_mut(self.width as usize)) {
-                let x = self.value(moves, g, h, row, (n, base), &mut short);
+            let rows = marks.chunks_mut(self.width as usize);
+            for ((h, row), walked) in (n..end).zip(rows).zip(walked.chunks(stride(moves))) {
+                let x = self.value(moves, g, h, (row, walked), (n, base), &mut missing);
                 let Ok(v) = V::try_from(x) else { return Err(h) };
                 g.push(v);
                 let wider = x >= self.width;
@@ -112,14 +117,6 @@ impl Sparse {
                     break;
                 }
             }
-            // Mark further ahead when more than a few heaps had to walk on to find their values,
-            // a little less when none did (a rare heap walks all its splits whatever the reach).
-            self.reach = match short {
-                0 => self.reach - self.reach / 8,
-                s if s > (end - n) / 64 => self.reach + self.reach / 4,
-                _ => self.reach,
-            }
-            .clamp(64, 1 << 20);
         }
         Ok(())
     }
@@ -184,42 +181,102 @@ impl Sparse {
     }
 
     /// For every heap `h` of `heaps`, one row of `marks` (`width` bytes) marking the values of
-    /// its splits whose rare part is older than the block and whose other part is too (the
-    /// bulk of the work, on every thread). Any other value marked is a move's value as well.
+    /// its splits whose rare part is older than the block and whose other part is too, then of
+    /// the splits of two old heaps, from the middle down, until every value outside `C` below
+    /// the row's smallest unmarked value of `C` is marked or the old splits run out (the bulk
+    /// of the work, on every thread). `walked` gets, per heap and two-heap move, the smallest
+    /// part of the splits walked. Any other value marked is a move's value as well.
     fn mark_old_pairs<V: Value>(
         &self,
         moves: &Moves,
         g: &[V],
         heaps: Range<usize>,
         marks: &mut Vec<u8>,
+        walked: &mut Vec<usize>,
     ) {
         let n = heaps.start;
         let width = self.width as usize;
         marks.clear();
         marks.resize(heaps.len() * width, 0);
-        let (rare, values) = (&self.rare, &self.rare_values);
-        marks.par_chunks_mut(width).enumerate().with_min_len(16).for_each(|(i, row)| {
+        walked.clear();
+        walked.resize(heaps.len() * stride(moves), 0);
+        let group = |(k, (rows, walked)): (usize, (&mut [u8], &mut [usize])), missing: &mut _| {
+            let first = n + k * GROUP;
             for &j in &moves.two {
-                let m = (n + i).saturating_sub(j as usize);
-                let (lo, hi) = old_rare(rare, m, n);
-                for (&r, &x) in rare[lo..hi].iter().zip(&values[lo..hi]) {
-                    row[(x ^ g[m - r as usize].into()) as usize] = 1;
+                match first.checked_sub(j as usize) {
+                    Some(m) => self.mark_old_rare(g, m, n, rows),
+                    // The first heaps, some too small for the move: row by row.
+                    None => rows.chunks_mut(width).enumerate().for_each(|(i, row)| {
+                        let m = (first + i).saturating_sub(j as usize);
+                        self.mark_old_rare(g, m, n, row)
+                    }),
                 }
-                mark_splits(row, g, m, ahead(m, n, self.reach));
             }
-        });
+            let walked = walked.chunks_mut(stride(moves));
+            for (i, (row, walked)) in rows.chunks_mut(width).zip(walked).enumerate() {
+                self.missing_below_common(row, missing);
+                for (&j, walked) in moves.two.iter().zip(walked) {
+                    let m = (first + i).saturating_sub(j as usize);
+                    *walked = walk_down(row, g, m, old_splits(m, n), missing);
+                }
+            }
+        };
+        let groups =
+            marks.par_chunks_mut(width * GROUP).zip(walked.par_chunks_mut(stride(moves) * GROUP));
+        groups.enumerate().for_each_init(Vec::new, |missing, item| group(item, missing));
+    }
+
+    /// Marks in `rows` (one per heap from `m + j`, for a two-heap move taking `j`) the values
+    /// of the splits of `m`, `m + 1`, ... whose rare part and other part are older than `n`.
+    /// The rows are marked together: the other parts of one rare heap's splits are neighbours,
+    /// one cache line for all the rows.
+    fn mark_old_rare<V: Value>(&self, g: &[V], m: usize, n: usize, rows: &mut [u8]) {
+        let width = self.width as usize;
+        let count = rows.len() / width;
+        let (rare, values) = (&self.rare, &self.rare_values);
+        let ranges: Vec<(usize, usize)> = (0..count).map(|i| old_rare(rare, m + i, n)).collect();
+        // The rare heaps whose splits are old for every row.
+        let lo = ranges.iter().map(|r| r.0).max().unwrap_or(0);
+        let hi = ranges.iter().map(|r| r.1).min().unwrap_or(0);
+        let together = count == GROUP && lo < hi;
+        if together {
+            for (&r, &x) in rare[lo..hi].iter().zip(&values[lo..hi]) {
+                let others = &g[m - r as usize..][..GROUP];
+                for (i, &y) in others.iter().enumerate() {
+                    rows[i * width + (x ^ y.into()) as usize] = 1;
+                }
+            }
+        }
+        for (i, &(a, b)) in ranges.iter().enumerate() {
+            let row = &mut rows[i * width..][..width];
+            let alone = if together { [a..lo, hi..b] } else { [a..b, 0..0] };
+            for k in alone.into_iter().flatten() {
+                row[(values[k] ^ g[m + i - rare[k] as usize].into()) as usize] = 1;
+            }
+        }
+    }
+
+    /// The smallest value of `C` unmarked in `row` (or `width`); lists in `missing` the values
+    /// outside `C` unmarked below it.
+    fn missing_below_common(&self, row: &[u8], missing: &mut Vec<u32>) -> u32 {
+        let unmarked = |x: &u32| row[*x as usize] == 0;
+        let common = self.safe.iter().copied().find(unmarked).unwrap_or(self.width);
+        missing.clear();
+        missing.extend(self.unsafe_.iter().take_while(|&&x| x < common).filter(|x| unmarked(x)));
+        common
     }
 
     /// G(h), given G(0..h) in `g`, `row` marking the values [`Sparse::mark_old_pairs`] found
-    /// for the block starting at heap `n`, whose rare heaps are those from `rare[base]` on.
+    /// for the block starting at heap `n` (`walked`: down to which split, per two-heap move),
+    /// whose rare heaps are those from `rare[base]` on; `missing` is scratch.
     fn value<V: Value>(
         &self,
         moves: &Moves,
         g: &[V],
         h: usize,
-        row: &mut [u8],
+        (row, walked): (&mut [u8], &[usize]),
         (n, base): (usize, usize),
-        short: &mut usize,
+        missing: &mut Vec<u32>,
     ) -> u32 {
         let at = |i: usize| -> u32 { g[i].into() };
         for &j in &moves.empty {
@@ -244,33 +301,16 @@ impl Sparse {
                 row[(at(r as usize) ^ at(m - r as usize)) as usize] = 1;
             }
         }
-        let unmarked = |x: &u32| row[*x as usize] == 0;
-        let common = self.safe.iter().copied().find(unmarked).unwrap_or(self.width);
-        let unsafe_ = self.unsafe_.iter().take_while(|&&x| x < common);
-        let mut missing = unsafe_.filter(|x| unmarked(x)).count();
-        let mut beyond = false;
-        'walk: for &j in &moves.two {
-            let m = h.saturating_sub(j as usize);
-            // Going on down from the splits the row marked ahead; those with a young part
-            // (below `old`) come last, and were never the row's to mark.
-            let marked = ahead(m, n, self.reach);
-            let old = (m + 1).saturating_sub(n).max(1);
-            for a in (1..marked.start).rev() {
-                if missing == 0 {
-                    break 'walk;
-                }
-                beyond |= a >= old;
-                let x = at(a) ^ at(m - a);
-                if x < common && row[x as usize] == 0 {
-                    row[x as usize] = 1;
-                    missing -= 1;
-                }
-            }
+        let common = self.missing_below_common(row, missing);
+        for (&j, &marked) in moves.two.iter().zip(walked) {
+            // Going on down from the splits the row walked; those with a young part come last,
+            // and were never the row's to walk.
+            walk_down(row, g, h.saturating_sub(j as usize), 1..marked, missing);
         }
-        if missing == 0 {
-            *short += usize::from(beyond);
+        if missing.is_empty() {
             return common;
         }
+        // Every split is marked.
         (0..common).find(|&x| row[x as usize] == 0).unwrap_or(common)
     }
 }
@@ -305,15 +345,40 @@ fn mark_splits<V: Value>(row: &mut [u8], g: &[V], m: usize, parts: Range<usize>)
     }
 }
 
-/// The smaller parts `a` of the splits `(a, m - a)` of two heaps older than `n` that a row
-/// marks ahead: at most `reach` of them, from the largest (`m / 2`). Parts of about the same
-/// size have values of about the same size, whose XOR is small: the small values a heap's mex
-/// needs are found there first.
+/// Entries per heap in the record of the splits walked: one per two-heap move, at least one.
+fn stride(moves: &Moves) -> usize {
+    moves.two.len().max(1)
+}
+
+/// The smaller parts `a` of the splits `(a, m - a)` of two heaps older than `n`.
 #[inline]
-fn ahead(m: usize, n: usize, reach: usize) -> Range<usize> {
+fn old_splits(m: usize, n: usize) -> Range<usize> {
     let first = (m + 1).saturating_sub(n).max(1);
-    let end = (m / 2 + 1).max(first);
-    end.saturating_sub(reach).max(first)..end
+    first..(m / 2 + 1).max(first)
+}
+
+/// Marks the splits `(a, m - a)` for `a` in `parts`, from the largest `a` down, in growing
+/// chunks, until every value of `missing` is marked (`missing` keeps the others); returns the
+/// smallest `a` marked (`parts.end` if none). Parts of about the same size have values of about
+/// the same size, whose XOR is small: the small values a heap's mex needs are found there first.
+#[inline]
+fn walk_down<V: Value>(
+    row: &mut [u8],
+    g: &[V],
+    m: usize,
+    parts: Range<usize>,
+    missing: &mut Vec<u32>,
+) -> usize {
+    let mut end = parts.end;
+    let mut step = 64;
+    while end > parts.start && !missing.is_empty() {
+        let start = end.saturating_sub(step).max(parts.start);
+        mark_splits(row, g, m, start..end);
+        missing.retain(|&x| row[x as usize] == 0);
+        end = start;
+        step = (step * 2).min(1 << 10);
+    }
+    end
 }
 
 /// The index range of the rare heaps `r` whose split `(r, m - r)` has both parts older than
