@@ -59,6 +59,8 @@ pub struct Sparse {
     /// The values below `width` in increasing order: those in `C`, and the others.
     safe: Vec<u32>,
     unsafe_: Vec<u32>,
+    /// When the state was made, for the trace.
+    started: std::time::Instant,
 }
 
 impl Sparse {
@@ -72,6 +74,7 @@ impl Sparse {
             width: 0,
             safe: Vec::new(),
             unsafe_: Vec::new(),
+            started: std::time::Instant::now(),
         };
         let largest = g.iter().map(|&v| v.into()).max().unwrap_or(0);
         state.widen(largest);
@@ -98,7 +101,8 @@ impl Sparse {
                 self.choose_common(g);
                 if std::env::var_os("GRUNDY_TRACE").is_some() {
                     let (rare, common) = (self.rare.len(), self.safe.len());
-                    eprintln!("octal: {n} heaps, {rare} rare, {common} common values");
+                    let secs = self.started.elapsed().as_secs_f64();
+                    eprintln!("octal: {n} heaps, {rare} rare, {common} common values, {secs:.2} s");
                 }
             }
             // Blocks end at the next power of two, where `C` is chosen again.
