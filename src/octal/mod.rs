@@ -95,12 +95,12 @@ fn compute(code: &Code, n: usize, method: Method, look: bool, meter: &dyn Meter)
         if !sparse {
             wide.extend(short.drain(..).map(u32::from));
             naive::extend(&moves, &mut wide, upto);
-        } else if wide.is_empty() && state.extend(&moves, &mut short, upto).is_err() {
+        } else if wide.is_empty() && state.extend(&moves, &mut short, upto, meter).is_err() {
             wide = short.drain(..).map(u32::from).collect();
         }
         if sparse && !wide.is_empty() {
             // Infallible: every value fits 4 bytes.
-            let _ = state.extend(&moves, &mut wide, upto);
+            let _ = state.extend(&moves, &mut wide, upto, meter);
         }
         meter.set(upto as u64 + 1);
         let period = match (look, wide.is_empty()) {
@@ -147,6 +147,34 @@ mod tests {
             let p = s.period.unwrap_or_else(|| panic!("{code}: no period"));
             assert_eq!((p.period, p.preperiod), (period, preperiod), "{code}");
             assert_eq!(s.values.len(), p.proved_at + 1);
+        }
+    }
+
+    /// Records what a meter is told.
+    #[derive(Default)]
+    struct Heard(std::sync::Mutex<Vec<u64>>);
+
+    impl Meter for Heard {
+        fn start(&self, _: crate::meter::Stage) {}
+        fn set(&self, done: u64) {
+            self.0.lock().unwrap().push(done);
+        }
+        fn phase(&self, _: &'static str, _: u64) {}
+    }
+
+    #[test]
+    fn progress_moves_block_by_block_up_to_the_end() {
+        // 0.007 has no period in reach: the doublings alone would say 8 times up to 2^14.
+        let heard = Heard::default();
+        let n = 20_000;
+        let s = sequence(&Code::parse("0.007", false).unwrap(), n, Method::Sparse, &heard);
+        assert_eq!(s.values.len(), n + 1);
+        let said = heard.0.into_inner().unwrap();
+        assert!(said.windows(2).all(|w| w[0] <= w[1]), "{said:?}");
+        assert_eq!(said.last(), Some(&(n as u64 + 1)));
+        // Every stretch of 2048 heaps from 2^12 on is heard of.
+        for at in (4096..n as u64).step_by(2048) {
+            assert!(said.iter().any(|&d| d > at && d <= at + 2048), "nothing near {at}: {said:?}");
         }
     }
 }

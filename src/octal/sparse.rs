@@ -31,6 +31,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::code::Moves;
+use crate::meter::Meter;
 
 /// A stored value: 2 bytes while values fit, else 4.
 pub trait Value: Copy + Send + Sync + PartialEq + Into<u32> + TryFrom<u32> + 'static {}
@@ -85,13 +86,15 @@ impl Sparse {
         state
     }
 
-    /// Extends `g` up to G(upto) for `moves` (at most two heaps left by any move). Stops
-    /// early with `Err(h)` when G(h) does not fit `V`; `g` then ends before it.
+    /// Extends `g` up to G(upto) for `moves` (at most two heaps left by any move), telling
+    /// `meter` the heap count after each block. Stops early with `Err(h)` when G(h) does not
+    /// fit `V`; `g` then ends before it.
     pub fn extend<V: Value>(
         &mut self,
         moves: &Moves,
         g: &mut Vec<V>,
         upto: usize,
+        meter: &dyn Meter,
     ) -> Result<(), usize> {
         debug_assert!(moves.three.is_empty());
         let (mut marks, mut walked, mut missing) = (Vec::new(), Vec::new(), Vec::new());
@@ -121,6 +124,7 @@ impl Sparse {
                     break;
                 }
             }
+            meter.set(g.len() as u64);
         }
         Ok(())
     }
@@ -408,11 +412,11 @@ mod tests {
         let moves = Code::parse(&format!("0.{}", "3".repeat(300)), false).unwrap().moves();
         let mut g: Vec<u8> = vec![0];
         let mut state = Sparse::new(&g);
-        assert_eq!(state.extend(&moves, &mut g, 700), Err(256));
+        assert_eq!(state.extend(&moves, &mut g, 700, &()), Err(256));
         assert_eq!(g.len(), 256);
         // Going on in 4 bytes from the same state gives the plain method's values.
         let mut wide: Vec<u32> = g.iter().map(|&v| v.into()).collect();
-        assert_eq!(state.extend(&moves, &mut wide, 700), Ok(()));
+        assert_eq!(state.extend(&moves, &mut wide, 700, &()), Ok(()));
         assert_eq!(wide, naive(&moves, 700));
     }
 }
