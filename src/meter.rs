@@ -98,23 +98,26 @@ impl<'m> Ticker<'m> {
     }
 }
 
+/// A meter that records what it is told, for tests: `u64::MAX` for a stage's start, else
+/// the count set.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct Log(pub(crate) std::sync::Mutex<Vec<u64>>);
+
+#[cfg(test)]
+impl Meter for Log {
+    fn start(&self, _: Stage) {
+        self.0.lock().unwrap().push(u64::MAX);
+    }
+    fn set(&self, done: u64) {
+        self.0.lock().unwrap().push(done);
+    }
+    fn phase(&self, _: &'static str, _: u64) {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
-
-    #[derive(Default)]
-    struct Log(Mutex<Vec<u64>>);
-
-    impl Meter for Log {
-        fn start(&self, _: Stage) {
-            self.0.lock().unwrap().push(u64::MAX);
-        }
-        fn set(&self, done: u64) {
-            self.0.lock().unwrap().push(done);
-        }
-        fn phase(&self, _: &'static str, _: u64) {}
-    }
 
     #[test]
     fn a_ticker_reports_once_per_tick() {
