@@ -45,7 +45,7 @@ row() {
     seconds $bin --threads "$cores" octal 0.007 -n "$n" >> "$dir/o.all"
   done
   b=$(median < "$dir/o.base"); o=$(median < "$dir/o.one"); a=$(median < "$dir/o.all")
-  r=$(median < "$dir/o.ogs")
+  r=$( [ -s "$dir/o.ogs" ] && median < "$dir/o.ogs" || true)
   mb=$( { /usr/bin/time -f %M $bin octal 0.007 -n "$n" >/dev/null; } 2>&1 | tail -1)
   awk -v n="$n" -v k="$k" -v b="$b" -v r="$r" -v o="$o" -v a="$a" -v s="$same" -v mb="$mb" 'BEGIN {
     og = r == "" ? "-" : sprintf("%.2f", r); xo = r == "" ? "-" : sprintf("%.3f", a / r)

@@ -242,7 +242,11 @@ impl Sparse {
         let width = self.width as usize;
         let count = rows.len() / width;
         let (rare, values) = (&self.rare, &self.rare_values);
-        let ranges: Vec<(usize, usize)> = (0..count).map(|i| old_rare(rare, m + i, n)).collect();
+        let mut ranges = [(0, 0); GROUP];
+        let ranges = &mut ranges[..count];
+        for (i, range) in ranges.iter_mut().enumerate() {
+            *range = old_rare(rare, m + i, n);
+        }
         // The rare heaps whose splits are old for every row.
         let lo = ranges.iter().map(|r| r.0).max().unwrap_or(0);
         let hi = ranges.iter().map(|r| r.1).min().unwrap_or(0);
