@@ -80,10 +80,10 @@ fn non_digit_mask(x: u64) -> u64 {
     !(at_least_0 & !above_9 & !x) & HIGH
 }
 
-/// The value of the first `len` (1 to 7) bytes of `x`, all ASCII digits, most significant
+/// The value of the first `len` (1 to 8) bytes of `x`, all ASCII digits, most significant
 /// first (Lemire's eight-digit method: pairs, then quads, then the whole).
 #[inline]
-fn eight_digits(x: u64, len: usize) -> u32 {
+pub(crate) fn eight_digits(x: u64, len: usize) -> u32 {
     // Digit values, the token's bytes moved to the top so the bytes after it fall off and
     // zeros (leading zero digits) come in below.
     let v = x.wrapping_sub(0x3030_3030_3030_3030) << (8 * (8 - len));
