@@ -235,11 +235,17 @@ impl<O: Offset> Csr<O> {
 
     /// The reverse of the edges leaving the nodes of `sources` only, over all node ids: for
     /// every node, the nodes of `sources` that move to it, in increasing id order. 4 bytes per
-    /// node of the whole graph and per edge leaving `sources`. `done(k)` hears that `k` more
-    /// sources are done, every [`TICK`](crate::meter::TICK) sources or so.
+    /// node of the whole graph and per edge leaving `sources`, and 2 more per edge while it is
+    /// built. `done(k)` hears that `k` more sources are done, every
+    /// [`TICK`](crate::meter::TICK) sources or so.
     ///
-    /// Both passes walk the sources' edges in order and touch a target's counter at random, so
-    /// the counter of the edge 16 places on is prefetched, for the misses to overlap.
+    /// A counting sort by target: the counting pass touches a target's counter at random, so
+    /// the counter of the edge 16 places on is prefetched, for the misses to overlap. Placing
+    /// each edge straight at its target's cursor would write at random over the whole list
+    /// array, a cache miss per edge; instead edges go first to the bucket of their target's
+    /// high bits, which fills a few hundred regions in order, then each bucket, small enough
+    /// for the cache, is sorted by the low bits. Both passes are stable,
+    /// so lists stay in increasing id order.
     pub fn reversed_from(&self, sources: Range<u32>, done: &(dyn Fn(u64) + Sync)) -> Csr<O> {
         let n = self.node_count();
         let one = O::from(1);
@@ -257,27 +263,31 @@ impl<O: Offset> Csr<O> {
             let before = offsets[i];
             offsets[i + 1] += before;
         }
-        let mut targets = crate::io::memory::zeroed_vec(offsets[n].index());
-        // offsets[t] serves as t's cursor: afterwards it holds t's end, which is t + 1's start,
-        // so one shift restores the offsets without a second array.
+        let buckets = Buckets::of(&offsets);
+        let mut cursors = buckets.starts.clone();
+        let mask = (1u32 << buckets.shift) - 1;
+        // Every slot is written by the bucket pass: no zero-fill, only the pages' first touch.
+        let mut targets: Vec<u32> = vec![0; edges.len()];
+        let mut low: Vec<u16> = vec![0; edges.len()];
         // In ticks of sources, so the progress report costs nothing per node.
         let mut since = 0;
         let mut j = 0;
         for v in sources {
             let end = j + self.out_degree(v) as usize;
-            while j < end {
-                if let Some(&later) = edges.get(j + AHEAD) {
-                    prefetch(&offsets, later as usize);
+            for &t in &edges[j..end] {
+                let b = (t >> buckets.shift) as usize;
+                if buckets.heavy[b] {
+                    let cursor = &mut offsets[t as usize];
+                    targets[cursor.index()] = v;
+                    *cursor += one;
+                } else {
+                    let at = cursors[b];
+                    targets[at] = v;
+                    low[at] = (t & mask) as u16;
+                    cursors[b] = at + 1;
                 }
-                // The counter of the edge half as far on is in cache by now: its slot, next.
-                if let Some(&near) = edges.get(j + AHEAD / 2) {
-                    prefetch(&targets, offsets[near as usize].index());
-                }
-                let cursor = &mut offsets[edges[j] as usize];
-                targets[cursor.index()] = v;
-                *cursor += one;
-                j += 1;
             }
+            j = end;
             since += 1;
             if since == crate::meter::TICK {
                 done(since);
@@ -285,9 +295,68 @@ impl<O: Offset> Csr<O> {
             }
         }
         done(since);
+        let mut scratch = Vec::new();
+        for b in (0..buckets.heavy.len()).filter(|&b| !buckets.heavy[b]) {
+            let first = (b as u32) << buckets.shift;
+            let region = buckets.starts[b]..cursors[b];
+            scatter_bucket(&mut targets, &low, region, first, &mut offsets, &mut scratch);
+        }
+        // offsets[t] served as t's cursor: it holds t's end, which is t + 1's start, so one
+        // shift restores the offsets without a second array.
         offsets.rotate_right(1);
         offsets[0] = O::default();
         Csr { offsets, targets }
+    }
+}
+
+/// The buckets of [`Csr::reversed_from`]'s counting sort: targets `b << shift ..` in bucket
+/// `b`, whose edges start at `starts[b]`. A bucket of more than [`HEAVY_EDGES`] edges (a few
+/// nodes many edges reach) is placed straight at its targets' cursors instead: its scratch
+/// copy would cost as much memory, and a few cursors stay in cache anyway.
+struct Buckets {
+    shift: u32,
+    starts: Vec<usize>,
+    heavy: Vec<bool>,
+}
+
+/// Most nodes' edges in one bucket: a bucket's edges and its nodes' cursors stay in the
+/// second-level cache while it is sorted.
+const BUCKET_NODES_MAX: u32 = 1 << 16;
+
+/// Most edges a bucket sorts through scratch memory (4 MB); tests lower it, to reach both
+/// kinds of bucket on small graphs.
+const HEAVY_EDGES: usize = if cfg!(test) { 1 << 12 } else { 1 << 20 };
+
+impl Buckets {
+    /// About 128 buckets over the nodes of `starts` (the start of every node's list and the
+    /// total), at least 256 nodes and at most [`BUCKET_NODES_MAX`] each: few enough for the
+    /// bucket pass to write a cache line per bucket in turn, large enough to sort in cache.
+    fn of<O: Offset>(starts: &[O]) -> Buckets {
+        let n = starts.len() - 1;
+        let shift = (n / 128).max(1).ilog2().clamp(8, BUCKET_NODES_MAX.ilog2());
+        let count = (n >> shift) + 1;
+        let start = |b: usize| starts[(b << shift).min(n)].index();
+        let heavy = (0..count).map(|b| start(b + 1) - start(b) > HEAVY_EDGES).collect();
+        Buckets { shift, starts: (0..count).map(start).collect(), heavy }
+    }
+}
+
+/// Sorts one bucket's edges, `targets[region]` with their targets' low bits in `low`, to their
+/// targets' cursors in `offsets` (targets from `first`), keeping their order per target.
+fn scatter_bucket<O: Offset>(
+    targets: &mut [u32],
+    low: &[u16],
+    region: Range<usize>,
+    first: u32,
+    offsets: &mut [O],
+    scratch: &mut Vec<u32>,
+) {
+    scratch.clear();
+    scratch.extend_from_slice(&targets[region.clone()]);
+    for (&v, &l) in scratch.iter().zip(&low[region]) {
+        let cursor = &mut offsets[(first + u32::from(l)) as usize];
+        targets[cursor.index()] = v;
+        *cursor += O::from(1);
     }
 }
 
@@ -394,5 +463,42 @@ mod tests {
         let part = g.reversed_from(1..3, &|_| {});
         assert_eq!(part.successors(2), &[1]);
         assert_eq!(part.edge_count(), 1);
+    }
+
+    /// Random graphs over many buckets, some of them heavy (a few nodes that most edges
+    /// reach), reversed whole and by ranges of sources: every list is the sorted list of the
+    /// sources that move to its node, as collecting and sorting the edge pairs gives.
+    #[test]
+    fn reversed_lists_match_sorted_edge_pairs() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: u32| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % u64::from(bound)) as u32
+        };
+        for (n, hubs) in [(1, 0), (300, 0), (40_000, 0), (70_000, 3), (200_000, 1)] {
+            let lists: Vec<Vec<u32>> = (0..n)
+                .map(|_| {
+                    let degree = next(7);
+                    (0..degree)
+                        .map(|_| if hubs > 0 && next(3) == 0 { next(hubs) } else { next(n) })
+                        .collect()
+                })
+                .collect();
+            let g = Csr::from_lists(&lists).unwrap();
+            for sources in [0..n, 0..n / 3, n / 3..n] {
+                let mut pairs: Vec<(u32, u32)> = sources
+                    .clone()
+                    .flat_map(|v| g.successors(v).iter().map(move |&t| (t, v)))
+                    .collect();
+                pairs.sort_unstable();
+                let r = g.reversed_from(sources, &|_| {});
+                assert_eq!(r.node_count(), n as usize);
+                let listed: Vec<(u32, u32)> =
+                    (0..n).flat_map(|t| r.successors(t).iter().map(move |&v| (t, v))).collect();
+                assert_eq!(listed, pairs, "n = {n}");
+            }
+        }
     }
 }
