@@ -39,9 +39,10 @@ pub struct Labelled {
 pub struct StageTimes {
     /// Reading the graph.
     pub parse: Duration,
-    /// Kahn ordering.
+    /// Kahn ordering, and the Grundy values when the peeling took them on the way (no node
+    /// of more than [`crate::order::MASK_MOVES`] moves).
     pub order: Duration,
-    /// Grundy evaluation.
+    /// Grundy evaluation; zero when the ordering computed the values.
     pub evaluate: Duration,
     /// Reading (and answering) the queries.
     pub queries: Duration,

@@ -342,7 +342,7 @@ impl Share<'_> {
         let ahead = |state: &State, v: u32| prefetch(state.nodes, v.wrapping_sub(lo) as usize);
         for list in lists {
             let parts = self.parts.clone();
-            reverse.visit_preds(list, parts, &mut self.state, ahead, |state, v| {
+            reverse.visit_preds(list, parts, &mut self.state, ahead, |state, _, v| {
                 visit(state, (v - lo) as usize, v)
             });
         }

@@ -13,7 +13,7 @@ use crate::answer::{self, Bufs};
 use crate::error::Error;
 use crate::eval::Values;
 use crate::eval::{self, Evaluated, Labelled, StageTimes};
-use crate::graph::{Csr, Deps, GameGraph, Offset};
+use crate::graph::{Csr, GameGraph, Offset};
 use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
 use crate::parse::chess::ChessReader;
@@ -130,23 +130,28 @@ impl<'a> CaseReader<'a> {
         let start = Instant::now();
         let nodes = graph.node_count() as u64;
         self.stage(case, "ordering", Unit::Nodes, nodes);
-        let levels = match graph.deps() {
-            Deps::Narrow(deps) => self.exec.order(deps, self.meter),
-            Deps::Wide(deps) => self.exec.order(deps, self.meter),
+        // A game graph's values usually come with its levels; a sums graph's parts are
+        // ordered alone.
+        let ordered = match &graph {
+            GameGraph::Chess(g) => self.exec.order_valued(g, self.meter),
+            GameGraph::ChessWide(g) => self.exec.order_valued(g, self.meter),
+            GameGraph::Sums(g) => self.exec.order(g.deps(), self.meter).map(|l| (l, None)),
         };
-        let levels = levels.map_err(|cycle| Error::Cycle {
+        let (levels, values) = ordered.map_err(|cycle| Error::Cycle {
             path: self.input.name().to_string(),
             case,
             cycle: cycle.0,
         })?;
         let order = start.elapsed();
         let start = Instant::now();
-        self.stage(case, "evaluating", Unit::Nodes, nodes);
-        let values = match &graph {
-            GameGraph::Chess(g) => self.exec.evaluate(g, &levels, self.meter),
-            GameGraph::ChessWide(g) => self.exec.evaluate(g, &levels, self.meter),
-            GameGraph::Sums(g) => self.exec.evaluate(g, &levels, self.meter),
-        };
+        let values = values.unwrap_or_else(|| {
+            self.stage(case, "evaluating", Unit::Nodes, nodes);
+            match &graph {
+                GameGraph::Chess(g) => self.exec.evaluate(g, &levels, self.meter),
+                GameGraph::ChessWide(g) => self.exec.evaluate(g, &levels, self.meter),
+                GameGraph::Sums(g) => self.exec.evaluate(g, &levels, self.meter),
+            }
+        });
         let times = StageTimes { parse, order, evaluate: start.elapsed(), queries: Duration::ZERO };
         Ok(Some(Evaluated { case, graph, levels, values, times }))
     }

@@ -56,6 +56,21 @@ impl Exec {
         }
     }
 
+    /// The levels of a game graph and, when the peeling can take the mex on the way (no node
+    /// with more than [`order::MASK_MOVES`] moves), every node's Grundy value; `None` for
+    /// [`Exec::evaluate`] to compute.
+    pub fn order_valued<O: Offset>(
+        self,
+        graph: &Csr<O>,
+        meter: &dyn Meter,
+    ) -> Result<(Levels, Option<Values>), Cycle> {
+        let valued = match self {
+            Exec::Sequential => order::levels_valued(graph, meter),
+            Exec::Rayon { .. } => order::levels_valued_parallel(graph, meter),
+        };
+        valued.map(|(levels, values)| (levels, values.map(Values::from_vec)))
+    }
+
     /// Peels `graph` as far as it goes: the levels of the nodes that reach no cycle (all of an
     /// acyclic graph's), the pending counts of the others and the reverse graph.
     pub fn peel<O: Offset>(self, graph: &Csr<O>, meter: &dyn Meter) -> order::Peeled<O> {

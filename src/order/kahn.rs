@@ -2,7 +2,10 @@
 //!
 //! Memory while peeling: the reverse graph (4 bytes per edge, 4 per node and part) and a
 //! pending count (1 byte per node when every out-degree fits a byte, else 4); the result keeps
-//! 4 bytes per node plus 4 per level.
+//! 4 bytes per node plus 4 per level. Peeling that takes the mex on the way
+//! ([`levels_valued`]) counts in 8 bytes per node instead (count and mask in one word) and
+//! keeps 8 more (the values by node and in order); the evaluation it spares would have needed
+//! 4 per node.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,6 +34,9 @@ pub struct Peeled<O: Offset> {
     pub pending: Vec<u32>,
     /// The predecessors of every node.
     pub reverse: Reverse<O>,
+    /// Every node's Grundy value, when the peeling computed them on the way (a mask of values
+    /// beside each count, [`levels_valued`]) and removed every node.
+    pub values: Option<Vec<u32>>,
     node_count: usize,
 }
 
@@ -43,12 +49,51 @@ impl<O: Offset> Peeled<O> {
 
 /// The levels, or one cycle among the nodes peeling left pending.
 fn whole<O: Offset>(graph: &Csr<O>, peeled: Peeled<O>) -> Result<Levels, Cycle> {
-    let Peeled { levels, pending, reverse, .. } = peeled;
+    valued(graph, peeled).map(|(levels, _)| levels)
+}
+
+/// The levels and the values peeling computed, if it did; or one cycle among the nodes
+/// peeling left pending.
+fn valued<O: Offset>(
+    graph: &Csr<O>,
+    peeled: Peeled<O>,
+) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
+    let Peeled { levels, pending, reverse, values, .. } = peeled;
     drop(reverse);
     if levels.node_count() < graph.node_count() {
         return Err(super::cycle::find_cycle(graph, &pending));
     }
-    Ok(levels)
+    Ok((levels, values))
+}
+
+/// [`levels`], with every node's Grundy value when each node has at most [`MASK_MOVES`]
+/// moves: the mex is then taken while peeling (the values a node's moves lead to are marked
+/// in a mask beside its pending count as each move's level is released), and the separate
+/// evaluation, a second random walk over every list, is not needed. `None` for other
+/// graphs, which [`crate::eval`] evaluates.
+pub fn levels_valued<O: Offset>(
+    graph: &Csr<O>,
+    meter: &dyn Meter,
+) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
+    if !masked(graph) {
+        return levels(graph, meter).map(|levels| (levels, None));
+    }
+    let n = graph.node_count() as u32;
+    let reverse =
+        index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)));
+    valued(graph, peel_levels::<O, Packed>(graph, meter, reverse, false))
+}
+
+/// The parallel twin of [`levels_valued`].
+pub fn levels_valued_parallel<O: Offset>(
+    graph: &Csr<O>,
+    meter: &dyn Meter,
+) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
+    if !masked(graph) {
+        return levels_parallel(graph, meter).map(|levels| (levels, None));
+    }
+    let reverse = index(graph, meter, Reverse::parted);
+    valued(graph, peel_levels::<O, Packed>(graph, meter, reverse, true))
 }
 
 /// Peels `graph` sinks first, on one thread.
@@ -76,18 +121,43 @@ fn peel_counted<O: Offset>(
 
 /// Removes the edges into the level `order[level]` on this thread, reading every part of
 /// `reverse`, and appends the next level in id order (ids in increasing order make the next
-/// passes walk the CSR arrays forward). `ready` is scratch kept from level to level: a chain's
-/// million one-node levels allocate nothing.
+/// passes walk the CSR arrays forward), with its values when `C` carries them. `ready` is
+/// scratch kept from level to level: a chain's million one-node levels allocate nothing.
 fn release_inline<O: Offset, C: Count>(
     reverse: &Reverse<O>,
     pending: &mut [C],
-    order: &mut Vec<u32>,
+    (order, values): (&mut Vec<u32>, &mut Valued),
     level: Range<usize>,
     ready: &mut Vec<u32>,
 ) {
-    release(reverse, &order[level], 0..reverse.parts(), (pending, 0), ready);
+    let level_values = values.in_order.get(level.clone()).unwrap_or(&[]);
+    release(reverse, (&order[level], level_values), 0..reverse.parts(), (pending, 0), ready);
     ready.sort_unstable();
+    if C::VALUED {
+        for &p in ready.iter() {
+            let x = pending[p as usize].mex();
+            values.by_node[p as usize] = x;
+            values.in_order.push(x);
+        }
+    }
     order.append(ready);
+}
+
+/// The values computed while peeling with [`Packed`] counts (both empty otherwise): by node
+/// id, and those of the nodes of the order so far, in the same positions.
+#[derive(Default)]
+struct Valued {
+    by_node: Vec<u32>,
+    in_order: Vec<u32>,
+}
+
+/// Most moves a node may have for the peeling to take its mex ([`levels_valued`]): the mex of `d`
+/// values is at most `d`, so `d + 1` bits of mask cover it, and the count takes 8 more bits.
+pub const MASK_MOVES: u32 = 55;
+
+/// True when every out-degree of `graph` is at most [`MASK_MOVES`].
+fn masked<O: Offset>(graph: &Csr<O>) -> bool {
+    (0..graph.node_count() as u32).all(|v| graph.out_degree(v) <= MASK_MOVES)
 }
 
 /// True when every out-degree of `graph` fits a byte: pending counts then take a byte per node,
@@ -96,14 +166,49 @@ fn narrow<O: Offset>(graph: &Csr<O>) -> bool {
     (0..graph.node_count() as u32).all(|v| graph.out_degree(v) <= u8::MAX as u32)
 }
 
-/// A pending count: a byte when every out-degree fits one, else 4 bytes.
+/// A pending count: a byte when every out-degree fits one, else 4 bytes; or [`Packed`].
 trait Count: Copy + Send + Sync {
+    /// True when the count also gathers its node's moves' values, for the mex.
+    const VALUED: bool = false;
     /// The count of `degree` out-positions (it fits).
     fn of(degree: u32) -> Self;
-    /// Removes one out-position; true when none is left.
-    fn take_one(&mut self) -> bool;
+    /// Removes one out-position, whose value is `value` (read only when [`Count::VALUED`]);
+    /// true when none is left.
+    fn take_one(&mut self, value: u32) -> bool;
     /// The count.
     fn get(self) -> u32;
+    /// The mex of the values taken (when [`Count::VALUED`]).
+    fn mex(self) -> u32 {
+        0
+    }
+}
+
+/// A pending count of at most [`MASK_MOVES`] in the top 8 bits, and below it the mask of the
+/// values the moves released so far lead to: one 8-byte word per node, so marking a value and
+/// counting a move down are one read and one write of one cache line.
+#[derive(Clone, Copy)]
+struct Packed(u64);
+
+/// Where [`Packed`]'s count starts.
+const COUNT_SHIFT: u32 = 56;
+
+impl Count for Packed {
+    const VALUED: bool = true;
+    fn of(degree: u32) -> Packed {
+        Packed(u64::from(degree) << COUNT_SHIFT)
+    }
+    #[inline(always)]
+    fn take_one(&mut self, value: u32) -> bool {
+        // Every value is at most its node's out-degree, so below 56: in the mask.
+        self.0 = (self.0 | 1 << value) - (1 << COUNT_SHIFT);
+        self.0 >> COUNT_SHIFT == 0
+    }
+    fn get(self) -> u32 {
+        (self.0 >> COUNT_SHIFT) as u32
+    }
+    fn mex(self) -> u32 {
+        (!self.0).trailing_zeros()
+    }
 }
 
 impl Count for u8 {
@@ -111,7 +216,7 @@ impl Count for u8 {
         degree as u8
     }
     #[inline(always)]
-    fn take_one(&mut self) -> bool {
+    fn take_one(&mut self, _: u32) -> bool {
         *self -= 1;
         *self == 0
     }
@@ -125,7 +230,7 @@ impl Count for u32 {
         degree
     }
     #[inline(always)]
-    fn take_one(&mut self) -> bool {
+    fn take_one(&mut self, _: u32) -> bool {
         *self -= 1;
         *self == 0
     }
@@ -134,34 +239,39 @@ impl Count for u32 {
     }
 }
 
-/// The peeling loop both twins share: level by level, `release_level(reverse, pending, order,
-/// head, end)` removes the edges into the level `order[head..end]` and appends the next level,
-/// in id order.
+/// The peeling loop both twins share: level by level, `release_level(reverse, pending,
+/// (order, values), head, end)` removes the edges into the level `order[head..end]` and
+/// appends the next level, in id order, with its values when `C` carries them.
 fn peel<O: Offset, C: Count>(
     graph: &Csr<O>,
     meter: &dyn Meter,
     reverse: Reverse<O>,
-    mut release_level: impl FnMut(&Reverse<O>, &mut [C], &mut Vec<u32>, usize, usize),
+    mut release_level: impl FnMut(&Reverse<O>, &mut [C], (&mut Vec<u32>, &mut Valued), usize, usize),
 ) -> Peeled<O> {
     let (mut pending, mut order) = out_degrees_and_sinks::<O, C>(graph);
+    let node_count = graph.node_count();
+    let mut values = Valued::default();
+    if C::VALUED {
+        // Sinks are worth 0.
+        values.by_node = vec![0; node_count];
+        values.in_order = Vec::with_capacity(node_count);
+        values.in_order.resize(order.len(), 0);
+    }
     let mut level_starts = vec![0u32];
     let mut head = 0;
     let mut ticker = Ticker::new(meter);
     while head < order.len() {
         ticker.at(head as u64);
         let end = order.len();
-        release_level(&reverse, &mut pending, &mut order, head, end);
+        release_level(&reverse, &mut pending, (&mut order, &mut values), head, end);
         level_starts.push(end as u32);
         head = end;
     }
-    let node_count = graph.node_count();
+    let complete = order.len() == node_count;
     // The counts matter only when some node stayed: for the loopy labelling, or a cycle.
-    let pending = if order.len() < node_count {
-        pending.into_iter().map(C::get).collect()
-    } else {
-        Vec::new()
-    };
-    Peeled { levels: Levels::stored(order, level_starts), pending, reverse, node_count }
+    let pending = if complete { Vec::new() } else { pending.into_iter().map(C::get).collect() };
+    let values = (C::VALUED && complete).then_some(values.by_node);
+    Peeled { levels: Levels::stored(order, level_starts), pending, reverse, values, node_count }
 }
 
 /// Builds the index of predecessors with `build`, telling `meter` (phase `indexing`) how many
@@ -189,20 +299,22 @@ fn out_degrees_and_sinks<O: Offset, C: Count>(graph: &Csr<O>) -> (Vec<C>, Vec<u3
     (pending, order)
 }
 
-/// Removes the edges into the nodes of `level` from the pending counts of `own` (counts of the
-/// ids from its base), reading the reverse graph's parts `parts`; pushes the nodes left with
-/// no pending out-position onto `ready`.
+/// Removes the edges into the nodes of `level` (whose values are `values` when `C` carries
+/// them) from the pending counts of `own` (counts of the ids from its base), reading the
+/// reverse graph's parts `parts`; pushes the nodes left with no pending out-position onto
+/// `ready`.
 #[inline]
 fn release<O: Offset, C: Count>(
     reverse: &Reverse<O>,
-    level: &[u32],
+    (level, values): (&[u32], &[u32]),
     parts: Range<usize>,
     (own, base): (&mut [C], u32),
     ready: &mut Vec<u32>,
 ) {
     let ahead = |own: &[C], p: u32| prefetch(own, p.wrapping_sub(base) as usize);
-    reverse.visit_preds(level, parts, own, ahead, |own, p| {
-        if own[(p - base) as usize].take_one() {
+    reverse.visit_preds(level, parts, own, ahead, |own, i, p| {
+        let value = if C::VALUED { values[i] } else { 0 };
+        if own[(p - base) as usize].take_one(value) {
             ready.push(p);
         }
     });
@@ -244,24 +356,41 @@ fn peel_levels<O: Offset, C: Count>(
     parallel: bool,
 ) -> Peeled<O> {
     let mut ready = Vec::new();
-    peel(graph, meter, reverse, |reverse, pending: &mut [C], order, head, end| {
+    peel(graph, meter, reverse, |reverse, pending: &mut [C], (order, values), head, end| {
         if !parallel || end - head < INLINE_LEVEL {
-            release_inline(reverse, pending, order, head..end, &mut ready);
+            release_inline(reverse, pending, (order, values), head..end, &mut ready);
+            return;
+        }
+        let frontier = (&order[head..end], values.in_order.get(head..end).unwrap_or(&[]));
+        let span = reverse.span();
+        // Each part's next nodes, sorted, and their values (when `C` carries them).
+        let part = |k: usize, own: &mut [C], own_values: &mut [u32]| {
+            let lo = (k * span) as u32;
+            let mut ready = Vec::new();
+            release(reverse, frontier, k..k + 1, (&mut *own, lo), &mut ready);
+            ready.sort_unstable();
+            let mut found = Vec::new();
+            if C::VALUED {
+                found.extend(ready.iter().map(|&p| {
+                    let x = own[(p - lo) as usize].mex();
+                    own_values[(p - lo) as usize] = x;
+                    x
+                }));
+            }
+            (ready, found)
+        };
+        let next: Vec<(Vec<u32>, Vec<u32>)> = if C::VALUED {
+            let by_node = values.by_node.par_chunks_mut(span);
+            let parts = pending.par_chunks_mut(span).zip(by_node).enumerate();
+            parts.map(|(k, (own, own_values))| part(k, own, own_values)).collect()
         } else {
-            let frontier = &order[head..end];
-            let next: Vec<Vec<u32>> = pending
-                .par_chunks_mut(reverse.span())
-                .enumerate()
-                .map(|(k, own)| {
-                    let lo = (k * reverse.span()) as u32;
-                    let mut ready = Vec::new();
-                    release(reverse, frontier, k..k + 1, (own, lo), &mut ready);
-                    ready.sort_unstable();
-                    ready
-                })
-                .collect();
-            // Ranges are in id order and each is sorted, so the level is sorted.
-            next.iter().for_each(|ready| order.extend_from_slice(ready));
+            let parts = pending.par_chunks_mut(span).enumerate();
+            parts.map(|(k, own)| part(k, own, &mut [])).collect()
+        };
+        // Ranges are in id order and each is sorted, so the level is sorted.
+        for (ready, found) in &next {
+            order.extend_from_slice(ready);
+            values.in_order.extend_from_slice(found);
         }
     })
 }
@@ -325,8 +454,8 @@ impl<O: Offset> Reverse<O> {
         self.span
     }
 
-    /// Calls `visit(state, v)` for every predecessor `v`, in parts `parts`, of every node of
-    /// `nodes` in turn. Lists and states are random reads, so they are prefetched ahead, for
+    /// Calls `visit(state, i, v)` for every predecessor `v`, in parts `parts`, of every node
+    /// `nodes[i]` in turn. Lists and states are random reads, so they are prefetched ahead, for
     /// the misses to overlap: offsets four nodes ahead, lists two ahead, and (by
     /// `ahead(state, v)`) the states of the next node's predecessors.
     #[inline(always)]
@@ -336,7 +465,7 @@ impl<O: Offset> Reverse<O> {
         parts: Range<usize>,
         state: &mut S,
         ahead: impl Fn(&S, u32),
-        mut visit: impl FnMut(&mut S, u32),
+        mut visit: impl FnMut(&mut S, usize, u32),
     ) {
         let stride = self.parts();
         for (i, &u) in nodes.iter().enumerate() {
@@ -353,7 +482,7 @@ impl<O: Offset> Reverse<O> {
                     }
                 }
                 for &v in self.preds(u, k) {
-                    visit(state, v);
+                    visit(state, i, v);
                 }
             }
         }
@@ -450,5 +579,53 @@ mod tests {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             assert_eq!(pool.install(|| levels_parallel(&g, &())).unwrap(), a);
         }
+    }
+
+    /// Random acyclic graphs (moves to higher ids only, parallel edges allowed), read in
+    /// reverse id order by a plain mex: the values peeling takes on the way must be these,
+    /// on one thread and several, with the levels of [`levels`]; a node of more than
+    /// [`MASK_MOVES`] moves leaves the values to the evaluation, and a cycle is still found.
+    #[test]
+    fn values_taken_while_peeling_are_the_plain_mex() {
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let mut next = |bound: u32| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % u64::from(bound.max(1))) as u32
+        };
+        let pools: Vec<rayon::ThreadPool> = [2, 3]
+            .iter()
+            .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap())
+            .collect();
+        for round in 0..60 {
+            let n = 1 + next(if round % 4 == 0 { 3000 } else { 200 });
+            let most = if round % 5 == 0 { 60 } else { 1 + next(MASK_MOVES) };
+            let lists: Vec<Vec<u32>> = (0..n)
+                .map(|v| {
+                    let above = n - v - 1;
+                    let degree = if above == 0 { 0 } else { next(most + 1) };
+                    // Near moves make long paths, hence many levels; far ones make wide ones.
+                    (0..degree)
+                        .map(|_| v + 1 + next(above.min(if round % 2 == 0 { 4 } else { above })))
+                        .collect()
+                })
+                .collect();
+            let mut plain = vec![0u32; n as usize];
+            for v in (0..n as usize).rev() {
+                plain[v] =
+                    (0..).find(|x| !lists[v].iter().any(|&s| plain[s as usize] == *x)).unwrap();
+            }
+            let g = Csr::from_lists(&lists).unwrap();
+            let wide = lists.iter().any(|l| l.len() > MASK_MOVES as usize);
+            let expected = (levels(&g, &()).unwrap(), (!wide).then(|| plain.clone()));
+            assert_eq!(levels_valued(&g, &()).unwrap(), expected, "round {round}");
+            for pool in &pools {
+                assert_eq!(pool.install(|| levels_valued_parallel(&g, &())).unwrap(), expected);
+            }
+        }
+        let cyclic = graph(&[&[3, 1], &[4], &[1], &[], &[2]]);
+        assert_eq!(levels_valued(&cyclic, &()).unwrap_err(), Cycle(vec![1, 4, 2]));
+        assert_eq!(levels_valued_parallel(&cyclic, &()).unwrap_err(), Cycle(vec![1, 4, 2]));
     }
 }
