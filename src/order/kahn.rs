@@ -456,8 +456,9 @@ impl<O: Offset> Reverse<O> {
 
     /// Calls `visit(state, i, v)` for every predecessor `v`, in parts `parts`, of every node
     /// `nodes[i]` in turn. Lists and states are random reads, so they are prefetched ahead, for
-    /// the misses to overlap: offsets four nodes ahead, lists two ahead, and (by
-    /// `ahead(state, v)`) the states of the next node's predecessors.
+    /// the misses to overlap: offsets eight nodes ahead, lists four ahead, and (by
+    /// `ahead(state, v)`) the states of the predecessors of the node two ahead (at half these
+    /// distances m1 took 0.195 s to order instead of 0.180, m10 2.92 s instead of 2.76).
     #[inline(always)]
     pub fn visit_preds<S: ?Sized>(
         &self,
@@ -469,14 +470,14 @@ impl<O: Offset> Reverse<O> {
     ) {
         let stride = self.parts();
         for (i, &u) in nodes.iter().enumerate() {
-            if let Some(&far) = nodes.get(i + 4) {
+            if let Some(&far) = nodes.get(i + 8) {
                 prefetch(&self.starts, far as usize * stride);
             }
             for k in parts.clone() {
-                if let Some(&near) = nodes.get(i + 2) {
+                if let Some(&near) = nodes.get(i + 4) {
                     prefetch(&self.targets[k], self.starts[near as usize * stride + k].index());
                 }
-                if let Some(&next) = nodes.get(i + 1) {
+                if let Some(&next) = nodes.get(i + 2) {
                     for &v in self.preds(next, k) {
                         ahead(state, v);
                     }
