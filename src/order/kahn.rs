@@ -131,7 +131,8 @@ fn release_inline<O: Offset, C: Count>(
     ready: &mut Vec<u32>,
 ) {
     let level_values = values.in_order.get(level.clone()).unwrap_or(&[]);
-    release(reverse, (&order[level], level_values), 0..reverse.parts(), (pending, 0), ready);
+    let level_nodes = (&order[level], level_values);
+    release::<O, C, true>(reverse, level_nodes, 0..reverse.parts(), (pending, 0), ready);
     ready.sort_unstable();
     if C::VALUED {
         for &p in ready.iter() {
@@ -302,9 +303,13 @@ fn out_degrees_and_sinks<O: Offset, C: Count>(graph: &Csr<O>) -> (Vec<C>, Vec<u3
 /// Removes the edges into the nodes of `level` (whose values are `values` when `C` carries
 /// them) from the pending counts of `own` (counts of the ids from its base), reading the
 /// reverse graph's parts `parts`; pushes the nodes left with no pending out-position onto
-/// `ready`.
+/// `ready`. With `THIN`, in a level of at most [`WALK_NODES`] nodes, each predecessor's own
+/// lists are prefetched as soon as it is seen: it is likely next, and a chain's walk then
+/// waits on two misses per node, not three (its count's miss overlaps its lists'). In wider
+/// levels most predecessors are not next, and reading their offsets early only adds misses
+/// (m1: 12 ms more when every level under 256 nodes did it).
 #[inline]
-fn release<O: Offset, C: Count>(
+fn release<O: Offset, C: Count, const THIN: bool>(
     reverse: &Reverse<O>,
     (level, values): (&[u32], &[u32]),
     parts: Range<usize>,
@@ -312,13 +317,21 @@ fn release<O: Offset, C: Count>(
     ready: &mut Vec<u32>,
 ) {
     let ahead = |own: &[C], p: u32| prefetch(own, p.wrapping_sub(base) as usize);
+    let walk = level.len() <= WALK_NODES;
     reverse.visit_preds(level, parts, own, ahead, |own, i, p| {
+        if THIN && walk {
+            reverse.prefetch_lists(p);
+        }
         let value = if C::VALUED { values[i] } else { 0 };
         if own[(p - base) as usize].take_one(value) {
             ready.push(p);
         }
     });
 }
+
+/// Levels of at most this many nodes prefetch their predecessors' lists as they find them
+/// (a walk down a chain, or a few chains side by side).
+const WALK_NODES: usize = 4;
 
 /// Levels smaller than this are peeled and evaluated inline. A rayon dispatch inside the pool
 /// costs about 2 us; a node of out-degree 10 takes about 0.1 us, so a 256-node level is worth
@@ -367,7 +380,7 @@ fn peel_levels<O: Offset, C: Count>(
         let part = |k: usize, own: &mut [C], own_values: &mut [u32]| {
             let lo = (k * span) as u32;
             let mut ready = Vec::new();
-            release(reverse, frontier, k..k + 1, (&mut *own, lo), &mut ready);
+            release::<O, C, false>(reverse, frontier, k..k + 1, (&mut *own, lo), &mut ready);
             ready.sort_unstable();
             let mut found = Vec::new();
             if C::VALUED {
@@ -485,6 +498,17 @@ impl<O: Offset> Reverse<O> {
                 for &v in self.preds(u, k) {
                     visit(state, i, v);
                 }
+            }
+        }
+    }
+
+    /// Hints that the predecessors of `u`, in every part, will be read soon.
+    #[inline(always)]
+    pub fn prefetch_lists(&self, u: u32) {
+        let at = u as usize * self.parts();
+        for (k, targets) in self.targets.iter().enumerate() {
+            if let Some(start) = self.starts.get(at + k) {
+                prefetch(targets, start.index());
             }
         }
     }
