@@ -3,9 +3,9 @@
 //! Memory while peeling: the reverse graph (4 bytes per edge, 4 per node and part) and a
 //! pending count (1 byte per node when every out-degree fits a byte, else 4); the result keeps
 //! 4 bytes per node plus 4 per level. Peeling that takes the mex on the way
-//! ([`levels_valued`]) counts in 8 bytes per node instead (count and mask in one word) and
-//! keeps 8 more (the values by node and in order); the evaluation it spares would have needed
-//! 4 per node.
+//! ([`levels_valued`]) counts in one word per node holding count and mask (4 bytes when no
+//! node has more than 25 moves, else 8) and keeps 8 more (the values by node and in order);
+//! the evaluation it spares would have needed 4 per node.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -75,13 +75,29 @@ pub fn levels_valued<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
 ) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
-    if !masked(graph) {
+    let most = most_moves(graph);
+    if most > MASK_MOVES {
         return levels(graph, meter).map(|levels| (levels, None));
     }
     let n = graph.node_count() as u32;
     let reverse =
         index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)));
-    valued(graph, peel_levels::<O, Packed>(graph, meter, reverse, false))
+    valued(graph, peel_masked(graph, meter, reverse, most, false))
+}
+
+/// The peeling that takes the mex, in the narrowest [`Packed`] word `most` moves fit.
+fn peel_masked<O: Offset>(
+    graph: &Csr<O>,
+    meter: &dyn Meter,
+    reverse: Reverse<O>,
+    most: u32,
+    parallel: bool,
+) -> Peeled<O> {
+    if most <= MASK_MOVES_NARROW {
+        peel_levels::<O, Packed<u32>>(graph, meter, reverse, parallel)
+    } else {
+        peel_levels::<O, Packed<u64>>(graph, meter, reverse, parallel)
+    }
 }
 
 /// The parallel twin of [`levels_valued`].
@@ -89,11 +105,12 @@ pub fn levels_valued_parallel<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
 ) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
-    if !masked(graph) {
+    let most = most_moves(graph);
+    if most > MASK_MOVES {
         return levels_parallel(graph, meter).map(|levels| (levels, None));
     }
     let reverse = index(graph, meter, Reverse::parted);
-    valued(graph, peel_levels::<O, Packed>(graph, meter, reverse, true))
+    valued(graph, peel_masked(graph, meter, reverse, most, true))
 }
 
 /// Peels `graph` sinks first, on one thread.
@@ -156,9 +173,13 @@ struct Valued {
 /// values is at most `d`, so `d + 1` bits of mask cover it, and the count takes 8 more bits.
 pub const MASK_MOVES: u32 = 55;
 
-/// True when every out-degree of `graph` is at most [`MASK_MOVES`].
-fn masked<O: Offset>(graph: &Csr<O>) -> bool {
-    (0..graph.node_count() as u32).all(|v| graph.out_degree(v) <= MASK_MOVES)
+/// Most moves of every node for the peeling to take the mex in 4 bytes per node: a 26-bit
+/// mask and a 6-bit count.
+const MASK_MOVES_NARROW: u32 = 25;
+
+/// The largest out-degree of `graph` (0 for no node).
+fn most_moves<O: Offset>(graph: &Csr<O>) -> u32 {
+    (0..graph.node_count() as u32).map(|v| graph.out_degree(v)).max().unwrap_or(0)
 }
 
 /// True when every out-degree of `graph` fits a byte: pending counts then take a byte per node,
@@ -184,33 +205,40 @@ trait Count: Copy + Send + Sync {
     }
 }
 
-/// A pending count of at most [`MASK_MOVES`] in the top 8 bits, and below it the mask of the
-/// values the moves released so far lead to: one 8-byte word per node, so marking a value and
-/// counting a move down are one read and one write of one cache line.
+/// A pending count in the top bits of a word, and below it the mask of the values the moves
+/// released so far lead to: one word per node, so marking a value and counting a move down
+/// are one read and one write of one cache line. `Packed<u64>` holds a count of up to
+/// [`MASK_MOVES`] in 8 bits over a 56-bit mask; `Packed<u32>`, half the memory the peel's
+/// random updates miss in, up to [`MASK_MOVES_NARROW`] in 6 bits over a 26-bit mask.
 #[derive(Clone, Copy)]
-struct Packed(u64);
+struct Packed<W>(W);
 
-/// Where [`Packed`]'s count starts.
-const COUNT_SHIFT: u32 = 56;
-
-impl Count for Packed {
-    const VALUED: bool = true;
-    fn of(degree: u32) -> Packed {
-        Packed(u64::from(degree) << COUNT_SHIFT)
-    }
-    #[inline(always)]
-    fn take_one(&mut self, value: u32) -> bool {
-        // Every value is at most its node's out-degree, so below 56: in the mask.
-        self.0 = (self.0 | 1 << value) - (1 << COUNT_SHIFT);
-        self.0 >> COUNT_SHIFT == 0
-    }
-    fn get(self) -> u32 {
-        (self.0 >> COUNT_SHIFT) as u32
-    }
-    fn mex(self) -> u32 {
-        (!self.0).trailing_zeros()
-    }
+/// [`Count`] for a [`Packed`] word of type `$word` whose count starts at bit `$shift`.
+macro_rules! packed_count {
+    ($word:ty, $shift:expr) => {
+        impl Count for Packed<$word> {
+            const VALUED: bool = true;
+            fn of(degree: u32) -> Self {
+                Packed(<$word>::from(degree) << $shift)
+            }
+            #[inline(always)]
+            fn take_one(&mut self, value: u32) -> bool {
+                // Every value is at most its node's out-degree, so below the shift: in the mask.
+                self.0 = (self.0 | 1 << value) - (1 << $shift);
+                self.0 >> $shift == 0
+            }
+            fn get(self) -> u32 {
+                (self.0 >> $shift) as u32
+            }
+            fn mex(self) -> u32 {
+                (!self.0).trailing_zeros()
+            }
+        }
+    };
 }
+
+packed_count!(u64, MASK_MOVES + 1);
+packed_count!(u32, MASK_MOVES_NARROW + 1);
 
 impl Count for u8 {
     fn of(degree: u32) -> u8 {
@@ -626,9 +654,15 @@ mod tests {
         for round in 0..60 {
             let n = 1 + next(if round % 4 == 0 { 3000 } else { 200 });
             let most = if round % 5 == 0 { 60 } else { 1 + next(MASK_MOVES) };
+            // Some graphs move to the next `most` nodes, all of them: values reach `most`,
+            // the top bits of the masks.
+            let dense = [25, 26, 55, 56][round % 4];
             let lists: Vec<Vec<u32>> = (0..n)
                 .map(|v| {
                     let above = n - v - 1;
+                    if round % 3 == 1 {
+                        return (v + 1..=v + above.min(dense)).collect();
+                    }
                     let degree = if above == 0 { 0 } else { next(most + 1) };
                     // Near moves make long paths, hence many levels; far ones make wide ones.
                     (0..degree)
