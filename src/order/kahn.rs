@@ -145,11 +145,16 @@ fn release_inline<O: Offset, C: Count>(
     pending: &mut [C],
     (order, values): (&mut Vec<u32>, &mut Valued),
     level: Range<usize>,
-    ready: &mut Vec<u32>,
+    (ready, walk): (&mut Vec<u32>, &mut Walk),
 ) {
     let level_values = values.in_order.get(level.clone()).unwrap_or(&[]);
     let level_nodes = (&order[level], level_values);
-    release::<O, C, true>(reverse, level_nodes, 0..reverse.parts(), (pending, 0), ready);
+    if level_nodes.0.len() <= WALK_NODES {
+        walk.step(reverse, level_nodes, pending, ready);
+    } else {
+        walk.steps = 0;
+        release(reverse, level_nodes, 0..reverse.parts(), (pending, 0), ready);
+    }
     ready.sort_unstable();
     if C::VALUED {
         for &p in ready.iter() {
@@ -159,6 +164,67 @@ fn release_inline<O: Offset, C: Count>(
         }
     }
     order.append(ready);
+}
+
+/// Levels of at most this many nodes are steps of a walk (down a chain, or a few chains side
+/// by side): [`Walk::step`] peels them.
+const WALK_NODES: usize = 4;
+
+/// Steps in a row after which a walk looks predecessors up in [`Walk::single`].
+const WALK_STEPS: u32 = 1024;
+
+/// Marks a node without exactly one predecessor in [`Walk::single`].
+const NOT_SINGLE: u32 = u32::MAX;
+
+/// A walk down thin levels. Each step waits on the misses of finding the next node, one after
+/// the other: its offsets, then its list. Once a walk is long ([`WALK_STEPS`]), every node's
+/// single predecessor, if it has exactly one, is listed in one array (4 bytes per node, built
+/// in parallel in one pass), so a step down a chain is one miss, which the previous step
+/// prefetched; the count's miss overlaps it.
+#[derive(Default)]
+struct Walk {
+    /// Thin levels in a row so far.
+    steps: u32,
+    /// Every node's predecessor when it has exactly one, else [`NOT_SINGLE`]; empty until a
+    /// walk is long.
+    single: Vec<u32>,
+}
+
+impl Walk {
+    /// Removes the edges into `level` (values `values`), a level of at most [`WALK_NODES`]
+    /// nodes, from `pending` (every node's count), pushing the nodes left with none onto
+    /// `ready`; what each predecessor's step will read is prefetched as soon as it is seen.
+    fn step<O: Offset, C: Count>(
+        &mut self,
+        reverse: &Reverse<O>,
+        (level, values): (&[u32], &[u32]),
+        pending: &mut [C],
+        ready: &mut Vec<u32>,
+    ) {
+        self.steps += 1;
+        if self.steps == WALK_STEPS && self.single.is_empty() {
+            self.single = reverse.single_preds();
+        }
+        let single = &self.single;
+        for (i, &u) in level.iter().enumerate() {
+            let value = if C::VALUED { values[i] } else { 0 };
+            let mut take = |p: u32| {
+                if single.is_empty() {
+                    reverse.prefetch_lists(p);
+                } else {
+                    prefetch(single, p as usize);
+                }
+                if pending[p as usize].take_one(value) {
+                    ready.push(p);
+                }
+            };
+            match single.get(u as usize) {
+                Some(&p) if p != NOT_SINGLE => take(p),
+                _ => (0..reverse.parts())
+                    .for_each(|k| reverse.preds(u, k).iter().for_each(|&p| take(p))),
+            }
+        }
+    }
 }
 
 /// The values computed while peeling with [`Packed`] counts (both empty otherwise): by node
@@ -331,13 +397,9 @@ fn out_degrees_and_sinks<O: Offset, C: Count>(graph: &Csr<O>) -> (Vec<C>, Vec<u3
 /// Removes the edges into the nodes of `level` (whose values are `values` when `C` carries
 /// them) from the pending counts of `own` (counts of the ids from its base), reading the
 /// reverse graph's parts `parts`; pushes the nodes left with no pending out-position onto
-/// `ready`. With `THIN`, in a level of at most [`WALK_NODES`] nodes, each predecessor's own
-/// lists are prefetched as soon as it is seen: it is likely next, and a chain's walk then
-/// waits on two misses per node, not three (its count's miss overlaps its lists'). In wider
-/// levels most predecessors are not next, and reading their offsets early only adds misses
-/// (m1: 12 ms more when every level under 256 nodes did it).
+/// `ready`.
 #[inline]
-fn release<O: Offset, C: Count, const THIN: bool>(
+fn release<O: Offset, C: Count>(
     reverse: &Reverse<O>,
     (level, values): (&[u32], &[u32]),
     parts: Range<usize>,
@@ -345,21 +407,13 @@ fn release<O: Offset, C: Count, const THIN: bool>(
     ready: &mut Vec<u32>,
 ) {
     let ahead = |own: &[C], p: u32| prefetch(own, p.wrapping_sub(base) as usize);
-    let walk = level.len() <= WALK_NODES;
     reverse.visit_preds(level, parts, own, ahead, |own, i, p| {
-        if THIN && walk {
-            reverse.prefetch_lists(p);
-        }
         let value = if C::VALUED { values[i] } else { 0 };
         if own[(p - base) as usize].take_one(value) {
             ready.push(p);
         }
     });
 }
-
-/// Levels of at most this many nodes prefetch their predecessors' lists as they find them
-/// (a walk down a chain, or a few chains side by side).
-const WALK_NODES: usize = 4;
 
 /// Levels smaller than this are peeled and evaluated inline. A rayon dispatch inside the pool
 /// costs about 2 us; a node of out-degree 10 takes about 0.1 us, so a 256-node level is worth
@@ -396,19 +450,21 @@ fn peel_levels<O: Offset, C: Count>(
     reverse: Reverse<O>,
     parallel: bool,
 ) -> Peeled<O> {
-    let mut ready = Vec::new();
+    let (mut ready, mut walk) = (Vec::new(), Walk::default());
     peel(graph, meter, reverse, |reverse, pending: &mut [C], (order, values), head, end| {
         if !parallel || end - head < INLINE_LEVEL {
-            release_inline(reverse, pending, (order, values), head..end, &mut ready);
+            let scratch = (&mut ready, &mut walk);
+            release_inline(reverse, pending, (order, values), head..end, scratch);
             return;
         }
+        walk.steps = 0;
         let frontier = (&order[head..end], values.in_order.get(head..end).unwrap_or(&[]));
         let span = reverse.span();
         // Each part's next nodes, sorted, and their values (when `C` carries them).
         let part = |k: usize, own: &mut [C], own_values: &mut [u32]| {
             let lo = (k * span) as u32;
             let mut ready = Vec::new();
-            release::<O, C, false>(reverse, frontier, k..k + 1, (&mut *own, lo), &mut ready);
+            release(reverse, frontier, k..k + 1, (&mut *own, lo), &mut ready);
             ready.sort_unstable();
             let mut found = Vec::new();
             if C::VALUED {
@@ -530,6 +586,22 @@ impl<O: Offset> Reverse<O> {
         }
     }
 
+    /// Every node's predecessor when it has exactly one (in all parts), else [`NOT_SINGLE`].
+    fn single_preds(&self) -> Vec<u32> {
+        let n = self.starts.len() / self.parts() - 1;
+        (0..n as u32)
+            .into_par_iter()
+            .map(|u| {
+                let mut lists =
+                    (0..self.parts()).map(|k| self.preds(u, k)).filter(|l| !l.is_empty());
+                match (lists.next(), lists.next()) {
+                    (Some(&[p]), None) => p,
+                    _ => NOT_SINGLE,
+                }
+            })
+            .collect()
+    }
+
     /// Hints that the predecessors of `u`, in every part, will be read soon.
     #[inline(always)]
     pub fn prefetch_lists(&self, u: u32) {
@@ -634,9 +706,26 @@ mod tests {
         }
     }
 
+    /// A walk of `n` nodes, one per level (each moves to the next), more than [`WALK_STEPS`]
+    /// levels in a row: with a move or two further on here and there, nodes of one
+    /// predecessor, of two and of three.
+    fn walk(n: u32, next: &mut impl FnMut(u32) -> u32) -> Vec<Vec<u32>> {
+        (0..n)
+            .map(|v| {
+                let above = n - v - 1;
+                let mut moves: Vec<u32> = (v + 1..=v + above.min(1)).collect();
+                if above > 0 && next(4) == 0 {
+                    moves.extend((0..1 + next(2)).map(|_| v + 1 + next(above.min(3))));
+                }
+                moves
+            })
+            .collect()
+    }
+
     /// Random acyclic graphs (moves to higher ids only, parallel edges allowed), read in
     /// reverse id order by a plain mex: the values peeling takes on the way must be these,
-    /// on one thread and several, with the levels of [`levels`]; a node of more than
+    /// on one thread and several, with the levels a plain longest path gives; long walks take
+    /// the single predecessors' shortcut ([`Walk`]); a node of more than
     /// [`MASK_MOVES`] moves leaves the values to the evaluation, and a cycle is still found.
     #[test]
     fn values_taken_while_peeling_are_the_plain_mex() {
@@ -651,7 +740,7 @@ mod tests {
             .iter()
             .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap())
             .collect();
-        for round in 0..60 {
+        for round in 0..72 {
             let n = 1 + next(if round % 4 == 0 { 3000 } else { 200 });
             let most = if round % 5 == 0 { 60 } else { 1 + next(MASK_MOVES) };
             // Some graphs move to the next `most` nodes, all of them: values reach `most`,
@@ -670,14 +759,18 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            let mut plain = vec![0u32; n as usize];
+            let n = if round >= 60 { 2 * WALK_STEPS + next(3000) } else { n };
+            let lists = if round >= 60 { walk(n, &mut next) } else { lists };
+            let (mut plain, mut level) = (vec![0u32; n as usize], vec![0u32; n as usize]);
             for v in (0..n as usize).rev() {
                 plain[v] =
                     (0..).find(|x| !lists[v].iter().any(|&s| plain[s as usize] == *x)).unwrap();
+                level[v] = lists[v].iter().map(|&s| level[s as usize] + 1).max().unwrap_or(0);
             }
             let g = Csr::from_lists(&lists).unwrap();
             let wide = lists.iter().any(|l| l.len() > MASK_MOVES as usize);
             let expected = (levels(&g, &()).unwrap(), (!wide).then(|| plain.clone()));
+            assert_eq!(expected.0.node_levels(), level, "round {round}");
             assert_eq!(levels_valued(&g, &()).unwrap(), expected, "round {round}");
             for pool in &pools {
                 assert_eq!(pool.install(|| levels_valued_parallel(&g, &())).unwrap(), expected);
