@@ -159,9 +159,9 @@ for name in m1 m10 chain; do
     # floors: parse reverse peel evaluate queries; grundy: parse order evaluate queries
     split("parse|order and values|queries", S, "|")
     fl[1] = F[1]; fl[2] = F[2] + F[3] + F[4]; fl[3] = F[5]
-    o[1] = O[1]; o[2] = O[2] + O[3]; o[3] = O[4]; a[1] = A[1]; a[2] = A[2] + A[3]; a[3] = A[4]
+    g1[1] = O[1]; g1[2] = O[2] + O[3]; g1[3] = O[4]; g2[1] = A[1]; g2[2] = A[2] + A[3]; g2[3] = A[4]
     for (i = 1; i <= 3; i++)
-      printf "| %s | %s | %.3f | %.3f | %.1f | %.3f | %.1f |\n", n, S[i], fl[i], o[i], o[i] / fl[i], a[i], a[i] / fl[i] }' >> "$out.tmp"
+      printf "| %s | %s | %.3f | %.3f | %.1f | %.3f | %.1f |\n", n, S[i], fl[i], g1[i], g1[i] / fl[i], g2[i], g2[i] / fl[i] }' >> "$out.tmp"
   echo "$name floors: $f; grundy 1 thread: $o; $cores threads: $a" >&2
 done
 # Keep the sections other scripts write (stress, cluster, loopy) and the notes.
