@@ -44,6 +44,8 @@ pub mod octal;
 pub mod order;
 pub mod parse;
 pub mod report;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use error::Error;
 pub use exec::CaseReader;

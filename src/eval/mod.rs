@@ -300,17 +300,10 @@ mod tests {
     #[test]
     fn mex_agrees_with_a_linear_search_small_and_large() {
         let mut mex = Mex::new();
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::testing::Xorshift::new(0x9e37_79b9_7f4a_7c15);
         for round in 0..3000 {
             let len = if round % 3 == 0 { round % 300 } else { round % 70 };
-            let values: Vec<u32> = (0..len)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    (state % (len as u64 + 3)) as u32
-                })
-                .collect();
+            let values: Vec<u32> = (0..len).map(|_| rng.below(len as u64 + 3) as u32).collect();
             assert_eq!(mex_of(&mut mex, &values), naive_mex(&values));
         }
     }

@@ -470,13 +470,8 @@ mod tests {
     /// sources that move to its node, as collecting and sorting the edge pairs gives.
     #[test]
     fn reversed_lists_match_sorted_edge_pairs() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |bound: u32| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % u64::from(bound)) as u32
-        };
+        let mut rng = crate::testing::Xorshift::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |bound: u32| rng.below(bound.into()) as u32;
         for (n, hubs) in [(1, 0), (300, 0), (40_000, 0), (70_000, 3), (200_000, 1)] {
             let lists: Vec<Vec<u32>> = (0..n)
                 .map(|_| {

@@ -729,13 +729,8 @@ mod tests {
     /// [`MASK_MOVES`] moves leaves the values to the evaluation, and a cycle is still found.
     #[test]
     fn values_taken_while_peeling_are_the_plain_mex() {
-        let mut state = 0x853c_49e6_748f_ea9bu64;
-        let mut next = |bound: u32| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % u64::from(bound.max(1))) as u32
-        };
+        let mut rng = crate::testing::Xorshift::new(0x853c_49e6_748f_ea9b);
+        let mut next = |bound: u32| rng.below(bound.into()) as u32;
         let pools: Vec<rayon::ThreadPool> = [2, 3]
             .iter()
             .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap())

@@ -621,13 +621,8 @@ mod tests {
     /// edge), compacted in two halves: the lists in order, as reading them one by one gives.
     #[test]
     fn sections_compact_to_their_lists_in_order() {
-        let mut state = 0x6a09_e667_f3bc_c908u64;
-        let mut next = |bound: u32| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % u64::from(bound.max(1))) as u32
-        };
+        let mut rng = crate::testing::Xorshift::new(0x6a09_e667_f3bc_c908);
+        let mut next = |bound: u32| rng.below(bound.into()) as u32;
         for round in 0..400 {
             let n = next(40);
             let lists: Vec<Vec<u32>> = (0..n)

@@ -258,13 +258,8 @@ mod tests {
 
     #[test]
     fn scan_number_agrees_with_the_digit_loop() {
-        let mut state = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::testing::Xorshift::new(0x1234_5678_9abc_def0);
+        let mut next = || rng.bits();
         for _ in 0..200_000 {
             let len = 1 + (next() % 12) as usize;
             let mut text: Vec<u8> = (0..len).map(|_| b'0' + (next() % 10) as u8).collect();
