@@ -75,29 +75,7 @@ pub fn levels_valued<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
 ) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
-    let most = most_moves(graph);
-    if most > MASK_MOVES {
-        return levels(graph, meter).map(|levels| (levels, None));
-    }
-    let n = graph.node_count() as u32;
-    let reverse =
-        index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)));
-    valued(graph, peel_masked(graph, meter, reverse, most, false))
-}
-
-/// The peeling that takes the mex, in the narrowest [`Packed`] word `most` moves fit.
-fn peel_masked<O: Offset>(
-    graph: &Csr<O>,
-    meter: &dyn Meter,
-    reverse: Reverse<O>,
-    most: u32,
-    parallel: bool,
-) -> Peeled<O> {
-    if most <= MASK_MOVES_NARROW {
-        peel_levels::<O, Packed<u32>>(graph, meter, reverse, parallel)
-    } else {
-        peel_levels::<O, Packed<u64>>(graph, meter, reverse, parallel)
-    }
+    valued_twin(graph, meter, false)
 }
 
 /// The parallel twin of [`levels_valued`].
@@ -105,12 +83,33 @@ pub fn levels_valued_parallel<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
 ) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
+    valued_twin(graph, meter, true)
+}
+
+/// [`levels_valued`] on this thread, or its twin when `parallel`; in the narrowest
+/// [`Packed`] word the largest out-degree fits.
+fn valued_twin<O: Offset>(
+    graph: &Csr<O>,
+    meter: &dyn Meter,
+    parallel: bool,
+) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
     let most = most_moves(graph);
     if most > MASK_MOVES {
-        return levels_parallel(graph, meter).map(|levels| (levels, None));
+        let levels = if parallel { levels_parallel(graph, meter) } else { levels(graph, meter) };
+        return levels.map(|levels| (levels, None));
     }
-    let reverse = index(graph, meter, Reverse::parted);
-    valued(graph, peel_masked(graph, meter, reverse, most, true))
+    let reverse = if parallel {
+        index(graph, meter, Reverse::parted)
+    } else {
+        let n = graph.node_count() as u32;
+        index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)))
+    };
+    let peeled = if most <= MASK_MOVES_NARROW {
+        peel_levels::<O, Packed<u32>>(graph, meter, reverse, parallel)
+    } else {
+        peel_levels::<O, Packed<u64>>(graph, meter, reverse, parallel)
+    };
+    valued(graph, peeled)
 }
 
 /// Peels `graph` sinks first, on one thread.
