@@ -244,7 +244,7 @@ const MASK_MOVES_NARROW: u32 = 25;
 
 /// The largest out-degree of `graph` (0 for no node).
 fn most_moves<O: Offset>(graph: &Csr<O>) -> u32 {
-    (0..graph.node_count() as u32).map(|v| graph.out_degree(v)).max().unwrap_or(0)
+    (0..graph.node_count() as u32).into_par_iter().map(|v| graph.out_degree(v)).max().unwrap_or(0)
 }
 
 /// True when every out-degree of `graph` fits a byte: pending counts then take a byte per node,
@@ -387,9 +387,10 @@ fn index<O: Offset, T>(
 /// with room for all nodes.
 fn out_degrees_and_sinks<O: Offset, C: Count>(graph: &Csr<O>) -> (Vec<C>, Vec<u32>) {
     let n = graph.node_count() as u32;
-    let pending: Vec<C> = (0..n).map(|v| C::of(graph.out_degree(v))).collect();
+    let pending: Vec<C> = (0..n).into_par_iter().map(|v| C::of(graph.out_degree(v))).collect();
     let mut order = Vec::with_capacity(graph.node_count());
-    order.extend((0..n).filter(|&v| graph.out_degree(v) == 0));
+    // In id order: a parallel extend keeps the order of its items.
+    order.par_extend((0..n).into_par_iter().filter(|&v| graph.out_degree(v) == 0));
     (pending, order)
 }
 
