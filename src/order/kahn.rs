@@ -75,7 +75,7 @@ pub fn levels_valued<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
 ) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
-    valued_twin(graph, meter, false)
+    valued(graph, peel_with(graph, meter, false, true))
 }
 
 /// The parallel twin of [`levels_valued`].
@@ -83,55 +83,40 @@ pub fn levels_valued_parallel<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
 ) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
-    valued_twin(graph, meter, true)
+    valued(graph, peel_with(graph, meter, true, true))
 }
 
-/// [`levels_valued`] on this thread, or its twin when `parallel`; in the narrowest
-/// [`Packed`] word the largest out-degree fits.
-fn valued_twin<O: Offset>(
+/// Peels `graph` sinks first, on one thread.
+pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
+    peel_with(graph, meter, false, false)
+}
+
+/// Peels `graph` on this thread, or with `parallel` each level of [`INLINE_LEVEL`] nodes or
+/// more on every thread, with pending counts in the narrowest type the largest out-degree
+/// fits: with `take_values`, a [`Packed`] word (up to [`MASK_MOVES`]), else a byte (a quarter
+/// of the memory the peeling's random decrements miss in), else 4 bytes.
+fn peel_with<O: Offset>(
     graph: &Csr<O>,
     meter: &dyn Meter,
     parallel: bool,
-) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
+    take_values: bool,
+) -> Peeled<O> {
     let most = most_moves(graph);
-    if most > MASK_MOVES {
-        let levels = if parallel { levels_parallel(graph, meter) } else { levels(graph, meter) };
-        return levels.map(|levels| (levels, None));
-    }
     let reverse = if parallel {
         index(graph, meter, Reverse::parted)
     } else {
         let n = graph.node_count() as u32;
         index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)))
     };
-    let peeled = if most <= MASK_MOVES_NARROW {
-        peel_levels::<O, Packed<u32>>(graph, meter, reverse, parallel)
-    } else {
-        peel_levels::<O, Packed<u64>>(graph, meter, reverse, parallel)
-    };
-    valued(graph, peeled)
-}
-
-/// Peels `graph` sinks first, on one thread.
-pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
-    let n = graph.node_count() as u32;
-    let reverse =
-        index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)));
-    peel_counted(graph, meter, reverse, false)
-}
-
-/// Peels with pending counts of a byte when every out-degree fits one, else of 4 bytes;
-/// levels of [`INLINE_LEVEL`] nodes or more on every thread when `parallel`.
-fn peel_counted<O: Offset>(
-    graph: &Csr<O>,
-    meter: &dyn Meter,
-    reverse: Reverse<O>,
-    parallel: bool,
-) -> Peeled<O> {
-    if narrow(graph) {
-        peel_levels::<O, u8>(graph, meter, reverse, parallel)
-    } else {
-        peel_levels::<O, u32>(graph, meter, reverse, parallel)
+    match most {
+        m if take_values && m <= MASK_MOVES_NARROW => {
+            peel_levels::<O, Packed<u32>>(graph, meter, reverse, parallel)
+        }
+        m if take_values && m <= MASK_MOVES => {
+            peel_levels::<O, Packed<u64>>(graph, meter, reverse, parallel)
+        }
+        m if m <= u8::MAX as u32 => peel_levels::<O, u8>(graph, meter, reverse, parallel),
+        _ => peel_levels::<O, u32>(graph, meter, reverse, parallel),
     }
 }
 
@@ -156,11 +141,7 @@ fn release_inline<O: Offset, C: Count>(
     }
     ready.sort_unstable();
     if C::VALUED {
-        for &p in ready.iter() {
-            let x = pending[p as usize].mex();
-            values.by_node[p as usize] = x;
-            values.in_order.push(x);
-        }
+        take_values(ready, (pending, &mut values.by_node, 0), &mut values.in_order);
     }
     order.append(ready);
 }
@@ -234,6 +215,20 @@ struct Valued {
     in_order: Vec<u32>,
 }
 
+/// The values of the nodes `ready`, found ready in `own` (the counts of the ids from `base`):
+/// each stored by node in `own_values` and pushed, in the order of `ready`, onto `found`.
+fn take_values<C: Count>(
+    ready: &[u32],
+    (own, own_values, base): (&[C], &mut [u32], u32),
+    found: &mut Vec<u32>,
+) {
+    found.extend(ready.iter().map(|&p| {
+        let i = (p - base) as usize;
+        own_values[i] = own[i].mex();
+        own_values[i]
+    }));
+}
+
 /// Most moves a node may have for the peeling to take its mex ([`levels_valued`]): the mex of `d`
 /// values is at most `d`, so `d + 1` bits of mask cover it, and the count takes 8 more bits.
 pub const MASK_MOVES: u32 = 55;
@@ -245,12 +240,6 @@ const MASK_MOVES_NARROW: u32 = 25;
 /// The largest out-degree of `graph` (0 for no node).
 fn most_moves<O: Offset>(graph: &Csr<O>) -> u32 {
     (0..graph.node_count() as u32).into_par_iter().map(|v| graph.out_degree(v)).max().unwrap_or(0)
-}
-
-/// True when every out-degree of `graph` fits a byte: pending counts then take a byte per node,
-/// a quarter of the memory the peeling's random decrements miss in.
-fn narrow<O: Offset>(graph: &Csr<O>) -> bool {
-    (0..graph.node_count() as u32).all(|v| graph.out_degree(v) <= u8::MAX as u32)
 }
 
 /// A pending count: a byte when every out-degree fits one, else 4 bytes; or [`Packed`].
@@ -438,8 +427,7 @@ pub fn levels_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Result<L
 
 /// The parallel twin of [`peeled`].
 pub fn peeled_parallel<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
-    let reverse = index(graph, meter, Reverse::parted);
-    peel_counted(graph, meter, reverse, true)
+    peel_with(graph, meter, true, false)
 }
 
 /// The levels with pending counts of type `C`: on this thread, or with `parallel` each level
@@ -468,11 +456,7 @@ fn peel_levels<O: Offset, C: Count>(
             ready.sort_unstable();
             let mut found = Vec::new();
             if C::VALUED {
-                found.extend(ready.iter().map(|&p| {
-                    let x = own[(p - lo) as usize].mex();
-                    own_values[(p - lo) as usize] = x;
-                    x
-                }));
+                take_values(&ready, (own, own_values, lo), &mut found);
             }
             (ready, found)
         };
@@ -664,7 +648,7 @@ mod tests {
             lists.extend((1..=300).map(|_| vec![]));
             lists.push(if cyclic { vec![0] } else { vec![] });
             let g = Csr::from_lists(&lists).unwrap();
-            assert!(!narrow(&g));
+            assert!(most_moves(&g) > u8::MAX as u32);
             if cyclic {
                 assert_eq!(levels(&g, &()).unwrap_err(), Cycle(vec![0, 301]));
                 assert_eq!(levels_parallel(&g, &()).unwrap_err(), Cycle(vec![0, 301]));
