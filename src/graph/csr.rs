@@ -244,8 +244,8 @@ impl<O: Offset> Csr<O> {
     /// each edge straight at its target's cursor would write at random over the whole list
     /// array, a cache miss per edge; instead edges go first to the bucket of their target's
     /// high bits, which fills a few hundred regions in order, then each bucket, small enough
-    /// for the cache, is sorted by the low bits. Both passes are stable,
-    /// so lists stay in increasing id order.
+    /// for the cache, is sorted by the low bits. Both passes are stable, so lists stay in
+    /// increasing id order.
     pub fn reversed_from(&self, sources: Range<u32>, done: &(dyn Fn(u64) + Sync)) -> Csr<O> {
         let n = self.node_count();
         let one = O::from(1);
