@@ -10,10 +10,6 @@ use std::ops::{Add, AddAssign, Range, Sub};
 use super::Rule;
 use crate::io::memory::prefetch;
 
-/// How many edges ahead the reverse build prefetches a target's counter: far enough for the
-/// miss to be served, near enough for the line to stay.
-const AHEAD: usize = 16;
-
 /// The integer type of a CSR's offsets: `u32` (4 bytes per node) for every case that fits,
 /// `u64` (8 bytes per node) for one of more than `u32::MAX` edges. Readers choose it per case.
 pub trait Offset:
@@ -235,51 +231,64 @@ impl<O: Offset> Csr<O> {
 
     /// The reverse of the edges leaving the nodes of `sources` only, over all node ids: for
     /// every node, the nodes of `sources` that move to it, in increasing id order. 4 bytes per
-    /// node of the whole graph and per edge leaving `sources`, and 2 more per edge while it is
-    /// built. `done(k)` hears that `k` more sources are done, every
-    /// [`TICK`](crate::meter::TICK) sources or so.
+    /// node of the whole graph and per edge leaving `sources`, and while it is built 2 more
+    /// per edge when a source id and a target's low bits do not fit 32 bits together.
+    /// `done(k)` hears that `k` more sources are done, every [`TICK`](crate::meter::TICK)
+    /// sources or so.
     ///
-    /// A counting sort by target: the counting pass touches a target's counter at random, so
-    /// the counter of the edge 16 places on is prefetched, for the misses to overlap. Placing
-    /// each edge straight at its target's cursor would write at random over the whole list
-    /// array, a cache miss per edge; instead edges go first to the bucket of their target's
-    /// high bits, which fills a few hundred regions in order, then each bucket, small enough
-    /// for the cache, is sorted by the low bits. Both passes are stable, so lists stay in
+    /// A counting sort by target in two stages. Placing each edge straight at its target's
+    /// place would write at random over the whole list array, a cache miss per edge (and
+    /// counting every target's edges first, a random increment per edge); instead the edges
+    /// are counted by bucket of their target's high bits (a few hundred counters, in cache),
+    /// go to their bucket's region in order, and each bucket, small enough for the cache, is
+    /// then counted and sorted by the low bits. Both passes are stable, so lists stay in
     /// increasing id order.
     pub fn reversed_from(&self, sources: Range<u32>, done: &(dyn Fn(u64) + Sync)) -> Csr<O> {
+        let buckets = Buckets::of(self.node_count(), self.edges_from(sources.clone()));
+        let packed = buckets.packs(self.node_count());
+        self.reversed_in(sources, buckets, packed, done)
+    }
+
+    /// The targets of the edges leaving the nodes of `sources`.
+    fn edges_from(&self, sources: Range<u32>) -> &[u32] {
+        let (first, end) =
+            (self.offsets[sources.start as usize], self.offsets[sources.end as usize]);
+        &self.targets[first.index()..end.index()]
+    }
+
+    /// [`Csr::reversed_from`] with the edges counted in `buckets`: with `packed`, a bucketed
+    /// edge holds its source above its target's low bits in one word, else the low bits go to
+    /// an array of their own.
+    fn reversed_in(
+        &self,
+        sources: Range<u32>,
+        buckets: Buckets,
+        packed: bool,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Csr<O> {
         let n = self.node_count();
-        let one = O::from(1);
-        let first = self.offsets[sources.start as usize].index();
-        let edges = &self.targets[first..self.offsets[sources.end as usize].index()];
-        // Counters are hit at random: on huge pages, most of those hits miss no TLB entry.
-        let mut offsets: Vec<O> = crate::io::memory::zeroed_vec(n + 1);
-        for (j, &t) in edges.iter().enumerate() {
-            if let Some(&later) = edges.get(j + AHEAD) {
-                prefetch(&offsets, later as usize + 1);
-            }
-            offsets[t as usize + 1] += one;
-        }
-        for i in 0..n {
-            let before = offsets[i];
-            offsets[i + 1] += before;
-        }
-        let buckets = Buckets::of(&offsets);
+        let edges = self.edges_from(sources.clone());
+        let mut offsets: Vec<O> = vec![O::default(); n + 1];
+        buckets.heavy_cursors(edges, &mut offsets);
         let mut cursors = buckets.starts.clone();
-        let mask = (1u32 << buckets.shift) - 1;
+        let (shift, mask) = (buckets.shift, (1u32 << buckets.shift) - 1);
         // Every slot is written by the bucket pass: no zero-fill, only the pages' first touch.
         let mut targets: Vec<u32> = vec![0; edges.len()];
-        let mut low: Vec<u16> = vec![0; edges.len()];
+        let mut low: Vec<u16> = if packed { Vec::new() } else { vec![0; edges.len()] };
         // In ticks of sources, so the progress report costs nothing per node.
         let mut since = 0;
         let mut j = 0;
         for v in sources {
             let end = j + self.out_degree(v) as usize;
             for &t in &edges[j..end] {
-                let b = (t >> buckets.shift) as usize;
+                let b = (t >> shift) as usize;
                 if buckets.heavy[b] {
-                    let cursor = &mut offsets[t as usize];
+                    let cursor = &mut offsets[t as usize + 1];
                     targets[cursor.index()] = v;
-                    *cursor += one;
+                    *cursor += O::from(1);
+                } else if packed {
+                    targets[cursors[b]] = v << shift | (t & mask);
+                    cursors[b] += 1;
                 } else {
                     let at = cursors[b];
                     targets[at] = v;
@@ -295,24 +304,40 @@ impl<O: Offset> Csr<O> {
             }
         }
         done(since);
-        let mut scratch = Vec::new();
-        for b in (0..buckets.heavy.len()).filter(|&b| !buckets.heavy[b]) {
-            let first = (b as u32) << buckets.shift;
-            let region = buckets.starts[b]..cursors[b];
-            scatter_bucket(&mut targets, &low, region, first, &mut offsets, &mut scratch);
+        let mut sort = BucketSort::default();
+        for b in 0..buckets.heavy.len() {
+            let first = b << shift;
+            let region = buckets.starts[b]..buckets.starts[b + 1];
+            if buckets.heavy[b] {
+                // Its nodes' cursors (one place on) reached their ends: the next nodes' starts.
+                offsets[first] = O::of(region.start).unwrap_or_default();
+            } else if packed {
+                let split = |_: usize, x: u32| (x & mask, x >> shift);
+                sort.sort(
+                    &mut targets,
+                    region,
+                    &mut offsets[first..n.min(first + (1 << shift))],
+                    split,
+                );
+            } else {
+                let split = |i: usize, x: u32| (u32::from(low[i]), x);
+                sort.sort(
+                    &mut targets,
+                    region,
+                    &mut offsets[first..n.min(first + (1 << shift))],
+                    split,
+                );
+            }
         }
-        // offsets[t] served as t's cursor: it holds t's end, which is t + 1's start, so one
-        // shift restores the offsets without a second array.
-        offsets.rotate_right(1);
-        offsets[0] = O::default();
+        offsets[n] = O::of(edges.len()).unwrap_or_default();
         Csr { offsets, targets }
     }
 }
 
 /// The buckets of [`Csr::reversed_from`]'s counting sort: targets `b << shift ..` in bucket
-/// `b`, whose edges start at `starts[b]`. A bucket of more than [`HEAVY_EDGES`] edges (a few
-/// nodes many edges reach) is placed straight at its targets' cursors instead: its scratch
-/// copy would cost as much memory, and a few cursors stay in cache anyway.
+/// `b`, whose edges are `starts[b]..starts[b + 1]`. A bucket of more than [`HEAVY_EDGES`] edges
+/// (a few nodes many edges reach) is placed straight at its targets' cursors instead: its
+/// scratch copy would cost as much memory, and a few cursors stay in cache anyway.
 struct Buckets {
     shift: u32,
     starts: Vec<usize>,
@@ -328,35 +353,90 @@ const BUCKET_NODES_MAX: u32 = 1 << 16;
 const HEAVY_EDGES: usize = if cfg!(test) { 1 << 12 } else { 1 << 20 };
 
 impl Buckets {
-    /// About 128 buckets over the nodes of `starts` (the start of every node's list and the
-    /// total), at least 256 nodes and at most [`BUCKET_NODES_MAX`] each: few enough for the
-    /// bucket pass to write a cache line per bucket in turn, large enough to sort in cache.
-    fn of<O: Offset>(starts: &[O]) -> Buckets {
-        let n = starts.len() - 1;
+    /// About 128 buckets over `n` nodes, at least 256 nodes and at most [`BUCKET_NODES_MAX`]
+    /// each (few enough for the bucket pass to write a cache line per bucket in turn, large
+    /// enough to sort in cache), and the count of `edges` into each.
+    fn of(n: usize, edges: &[u32]) -> Buckets {
         let shift = (n / 128).max(1).ilog2().clamp(8, BUCKET_NODES_MAX.ilog2());
         let count = (n >> shift) + 1;
-        let start = |b: usize| starts[(b << shift).min(n)].index();
-        let heavy = (0..count).map(|b| start(b + 1) - start(b) > HEAVY_EDGES).collect();
-        Buckets { shift, starts: (0..count).map(start).collect(), heavy }
+        let mut starts = vec![0usize; count + 1];
+        for &t in edges {
+            starts[(t >> shift) as usize + 1] += 1;
+        }
+        let heavy = starts[1..].iter().map(|&size| size > HEAVY_EDGES).collect();
+        for b in 0..count {
+            starts[b + 1] += starts[b];
+        }
+        Buckets { shift, starts, heavy }
+    }
+
+    /// True when a source id (below `n`) fits above a target's low bits in 32 bits.
+    fn packs(&self, n: usize) -> bool {
+        n as u64 <= 1 << (32 - self.shift)
+    }
+
+    /// Sets `offsets[t + 1]` to the start of `t`'s list for every target `t` in a heavy
+    /// bucket: the cursor its edges are placed at.
+    fn heavy_cursors<O: Offset>(&self, edges: &[u32], offsets: &mut [O]) {
+        if !self.heavy.contains(&true) {
+            return;
+        }
+        for &t in edges {
+            if self.heavy[(t >> self.shift) as usize] {
+                offsets[t as usize + 1] += O::from(1);
+            }
+        }
+        let n = offsets.len() - 1;
+        for b in (0..self.heavy.len()).filter(|&b| self.heavy[b]) {
+            let first = b << self.shift;
+            let mut at = self.starts[b];
+            for cursor in &mut offsets[first + 1..=n.min(first + (1 << self.shift))] {
+                let count = cursor.index();
+                *cursor = O::of(at).unwrap_or_default();
+                at += count;
+            }
+        }
     }
 }
 
-/// Sorts one bucket's edges, `targets[region]` with their targets' low bits in `low`, to their
-/// targets' cursors in `offsets` (targets from `first`), keeping their order per target.
-fn scatter_bucket<O: Offset>(
-    targets: &mut [u32],
-    low: &[u16],
-    region: Range<usize>,
-    first: u32,
-    offsets: &mut [O],
-    scratch: &mut Vec<u32>,
-) {
-    scratch.clear();
-    scratch.extend_from_slice(&targets[region.clone()]);
-    for (&v, &l) in scratch.iter().zip(&low[region]) {
-        let cursor = &mut offsets[(first + u32::from(l)) as usize];
-        targets[cursor.index()] = v;
-        *cursor += O::from(1);
+/// Scratch memory of [`BucketSort::sort`], kept from bucket to bucket.
+#[derive(Default)]
+struct BucketSort {
+    edges: Vec<u32>,
+    cursors: Vec<u32>,
+}
+
+impl BucketSort {
+    /// Sorts one bucket's edges, `targets[region]`, by their targets' low bits, which
+    /// `split(i, targets[i])` tells with the source; the starts of the bucket's nodes' lists
+    /// go to `offsets`.
+    #[inline]
+    fn sort<O: Offset>(
+        &mut self,
+        targets: &mut [u32],
+        region: Range<usize>,
+        offsets: &mut [O],
+        split: impl Fn(usize, u32) -> (u32, u32),
+    ) {
+        self.cursors.clear();
+        self.cursors.resize(offsets.len(), 0);
+        for (i, &x) in region.clone().zip(&targets[region.clone()]) {
+            self.cursors[split(i, x).0 as usize] += 1;
+        }
+        let base = O::of(region.start).unwrap_or_default();
+        let mut at = 0u32;
+        for (cursor, offset) in self.cursors.iter_mut().zip(offsets.iter_mut()) {
+            *offset = base + O::from(at);
+            at += std::mem::replace(cursor, at);
+        }
+        self.edges.clear();
+        self.edges.extend_from_slice(&targets[region.clone()]);
+        for (i, &x) in region.clone().zip(&self.edges) {
+            let (low, v) = split(i, x);
+            let cursor = &mut self.cursors[low as usize];
+            targets[region.start + *cursor as usize] = v;
+            *cursor += 1;
+        }
     }
 }
 
@@ -465,19 +545,29 @@ mod tests {
         assert_eq!(part.edge_count(), 1);
     }
 
-    /// Random graphs over many buckets, some of them heavy (a few nodes that most edges
-    /// reach), reversed whole and by ranges of sources: every list is the sorted list of the
+    /// The graph of `n` nodes listing, for every pair `(t, v)` of `pairs` in their order, `v`
+    /// as a successor of `t`.
+    fn reversed(pairs: &[(u32, u32)], n: u32) -> Csr {
+        let mut lists = vec![Vec::new(); n as usize];
+        pairs.iter().for_each(|&(t, v)| lists[t as usize].push(v));
+        Csr::from_lists(&lists).unwrap()
+    }
+
+    /// Random graphs over many buckets, some of them heavy (a few nodes that many edges
+    /// reach, in neighbouring buckets), reversed whole and by ranges of sources: every list is the sorted list of the
     /// sources that move to its node, as collecting and sorting the edge pairs gives.
     #[test]
     fn reversed_lists_match_sorted_edge_pairs() {
         let mut rng = crate::testing::Xorshift::new(0x2545_f491_4f6c_dd1d);
         let mut next = |bound: u32| rng.below(bound.into()) as u32;
         for (n, hubs) in [(1, 0), (300, 0), (40_000, 0), (70_000, 3), (200_000, 1)] {
+            // Hubs in the middle, across a bucket's end when there are two or more.
+            let hub = ((n / 2) & !0xfff_u32).saturating_sub(1);
             let lists: Vec<Vec<u32>> = (0..n)
                 .map(|_| {
                     let degree = next(7);
                     (0..degree)
-                        .map(|_| if hubs > 0 && next(3) == 0 { next(hubs) } else { next(n) })
+                        .map(|_| if hubs > 0 && next(3) == 0 { hub + next(hubs) } else { next(n) })
                         .collect()
                 })
                 .collect();
@@ -488,11 +578,13 @@ mod tests {
                     .flat_map(|v| g.successors(v).iter().map(move |&t| (t, v)))
                     .collect();
                 pairs.sort_unstable();
-                let r = g.reversed_from(sources, &|_| {});
-                assert_eq!(r.node_count(), n as usize);
-                let listed: Vec<(u32, u32)> =
-                    (0..n).flat_map(|t| r.successors(t).iter().map(move |&v| (t, v))).collect();
-                assert_eq!(listed, pairs, "n = {n}");
+                assert_eq!(g.reversed_from(sources.clone(), &|_| {}), reversed(&pairs, n));
+                // Small graphs pack a source and a target's low bits in one word; the low bits
+                // apart (as in graphs of millions of nodes) must give the same lists.
+                let buckets = Buckets::of(n as usize, g.edges_from(sources.clone()));
+                assert!(buckets.packs(n as usize));
+                let r = g.reversed_in(sources, buckets, false, &|_| {});
+                assert_eq!(r, reversed(&pairs, n), "n = {n}");
             }
         }
     }
