@@ -483,8 +483,8 @@ fn peel_levels<O: Offset, C: Count>(
 /// interleaved node by node, so looking up one node in every part touches one cache line.
 ///
 /// Memory: 4 bytes per edge, 4 bytes per node and part (8 for a graph of more than
-/// `u32::MAX` edges); while building, the per-part offsets again and 2 bytes per edge (the
-/// low bits of the targets, for [`Csr::reversed_from`]'s bucket sort).
+/// `u32::MAX` edges); while building, the per-part offsets again and, past 2^20 nodes, 2 bytes
+/// per edge (the low bits of the targets, for [`Csr::reversed_from`]'s bucket sort).
 pub struct Reverse<O: Offset> {
     span: usize,
     /// `starts[u * parts + k]`: where `u`'s list starts in `targets[k]`; entry `n * parts + k`
