@@ -34,10 +34,11 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::graph::Reverse;
 use crate::graph::{Csr, Offset};
 use crate::io::memory::prefetch;
 use crate::meter::{Meter, Ticker};
-use crate::order::{Peeled, Reverse};
+use crate::order::Peeled;
 
 use super::Values;
 

@@ -7,9 +7,11 @@
 use std::ops::Range;
 
 pub mod csr;
+pub mod reverse;
 pub mod sums;
 
 pub use csr::{narrow_limit, Csr, Offset, OffsetsBuilder};
+pub use reverse::Reverse;
 pub use sums::{Deps, GameGraph, SumsGraph};
 
 /// How the value of a position follows from the values of the positions its moves reach: the

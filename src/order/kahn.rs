@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::{Cycle, Levels};
-use crate::graph::{Csr, Offset};
+use crate::graph::reverse::NOT_SINGLE;
+use crate::graph::{Csr, Offset, Reverse};
 use crate::io::memory::prefetch;
 use crate::meter::{Meter, Ticker};
 
@@ -102,12 +103,8 @@ fn peel_with<O: Offset>(
     take_values: bool,
 ) -> Peeled<O> {
     let most = most_moves(graph);
-    let reverse = if parallel {
-        index(graph, meter, Reverse::parted)
-    } else {
-        let n = graph.node_count() as u32;
-        index(graph, meter, |graph, done| Reverse::whole(graph.reversed_from(0..n, done)))
-    };
+    let parts = if parallel { rayon::current_num_threads().clamp(1, MAX_PARTS) } else { 1 };
+    let reverse = index(graph, meter, |graph, done| Reverse::build(graph, parts, parallel, done));
     match most {
         m if take_values && m <= MASK_MOVES_NARROW => {
             peel_levels::<O, Packed<u32>>(graph, meter, reverse, parallel)
@@ -152,9 +149,6 @@ const WALK_NODES: usize = 4;
 
 /// Steps in a row after which a walk looks predecessors up in [`Walk::single`].
 const WALK_STEPS: u32 = 1024;
-
-/// Marks a node without exactly one predecessor in [`Walk::single`].
-const NOT_SINGLE: u32 = u32::MAX;
 
 /// A walk down thin levels. Each step waits on the misses of finding the next node, one after
 /// the other: its offsets, then its list. Once a walk is long ([`WALK_STEPS`]), every node's
@@ -474,135 +468,6 @@ fn peel_levels<O: Offset, C: Count>(
             values.in_order.extend_from_slice(found);
         }
     })
-}
-
-/// The reverse graph cut by the range of the predecessor: part `k` lists, for every node, its
-/// predecessors in ids `k * span .. (k + 1) * span`, so that a task owning one range of nodes
-/// reads only the edges that reach them. The sequential twin has one part. Each part is built
-/// by one task from its own nodes' edges, with no contention. The offsets of all parts are
-/// interleaved node by node, so looking up one node in every part touches one cache line.
-///
-/// Memory: 4 bytes per edge, 4 bytes per node and part (8 for a graph of more than
-/// `u32::MAX` edges); while building, the per-part offsets again and, past 2^20 nodes, 2 bytes
-/// per edge (the low bits of the targets, for [`Csr::reversed_from`]'s bucket sort).
-pub struct Reverse<O: Offset> {
-    span: usize,
-    /// `starts[u * parts + k]`: where `u`'s list starts in `targets[k]`; entry `n * parts + k`
-    /// is part `k`'s edge count.
-    starts: Vec<O>,
-    targets: Vec<Vec<u32>>,
-}
-
-impl<O: Offset> Reverse<O> {
-    /// The reverse graph in one part.
-    fn whole(reversed: Csr<O>) -> Reverse<O> {
-        let span = reversed.node_count().max(1);
-        let (starts, targets) = reversed.into_parts();
-        Reverse { span, starts, targets: vec![targets] }
-    }
-
-    /// The reverse graph in one part per thread, at most [`MAX_PARTS`].
-    fn parted(graph: &Csr<O>, done: &(dyn Fn(u64) + Sync)) -> Reverse<O> {
-        let n = graph.node_count();
-        let parts = rayon::current_num_threads().clamp(1, MAX_PARTS);
-        let span = n.div_ceil(parts).max(1);
-        let built: Vec<Csr<O>> = (0..n.div_ceil(span).max(1))
-            .into_par_iter()
-            .map(|k| {
-                let sources = (k * span).min(n) as u32..((k + 1) * span).min(n) as u32;
-                graph.reversed_from(sources, done)
-            })
-            .collect();
-        let parts = built.len();
-        let mut starts = vec![O::default(); (n + 1) * parts];
-        starts.par_chunks_mut(parts * 4096).enumerate().for_each(|(c, chunk)| {
-            for (i, slot) in chunk.iter_mut().enumerate() {
-                let at = c * parts * 4096 + i;
-                *slot = built[at % parts].offsets()[at / parts];
-            }
-        });
-        let targets = built.into_iter().map(|csr| csr.into_parts().1).collect();
-        Reverse { span, starts, targets }
-    }
-
-    /// How many parts the predecessors are cut into.
-    pub fn parts(&self) -> usize {
-        self.targets.len()
-    }
-
-    /// How many node ids each part covers (the last may cover fewer).
-    pub fn span(&self) -> usize {
-        self.span
-    }
-
-    /// Calls `visit(state, i, v)` for every predecessor `v`, in parts `parts`, of every node
-    /// `nodes[i]` in turn. Lists and states are random reads, so they are prefetched ahead, for
-    /// the misses to overlap: offsets eight nodes ahead, lists four ahead, and (by
-    /// `ahead(state, v)`) the states of the predecessors of the node two ahead (at half these
-    /// distances m1 took 0.195 s to order instead of 0.180, m10 2.92 s instead of 2.76).
-    #[inline(always)]
-    pub fn visit_preds<S: ?Sized>(
-        &self,
-        nodes: &[u32],
-        parts: Range<usize>,
-        state: &mut S,
-        ahead: impl Fn(&S, u32),
-        mut visit: impl FnMut(&mut S, usize, u32),
-    ) {
-        let stride = self.parts();
-        for (i, &u) in nodes.iter().enumerate() {
-            if let Some(&far) = nodes.get(i + 8) {
-                prefetch(&self.starts, far as usize * stride);
-            }
-            for k in parts.clone() {
-                if let Some(&near) = nodes.get(i + 4) {
-                    prefetch(&self.targets[k], self.starts[near as usize * stride + k].index());
-                }
-                if let Some(&next) = nodes.get(i + 2) {
-                    for &v in self.preds(next, k) {
-                        ahead(state, v);
-                    }
-                }
-                for &v in self.preds(u, k) {
-                    visit(state, i, v);
-                }
-            }
-        }
-    }
-
-    /// Every node's predecessor when it has exactly one (in all parts), else [`NOT_SINGLE`].
-    fn single_preds(&self) -> Vec<u32> {
-        let n = self.starts.len() / self.parts() - 1;
-        (0..n as u32)
-            .into_par_iter()
-            .map(|u| {
-                let mut lists =
-                    (0..self.parts()).map(|k| self.preds(u, k)).filter(|l| !l.is_empty());
-                match (lists.next(), lists.next()) {
-                    (Some(&[p]), None) => p,
-                    _ => NOT_SINGLE,
-                }
-            })
-            .collect()
-    }
-
-    /// Hints that the predecessors of `u`, in every part, will be read soon.
-    #[inline(always)]
-    pub fn prefetch_lists(&self, u: u32) {
-        let at = u as usize * self.parts();
-        for (k, targets) in self.targets.iter().enumerate() {
-            if let Some(start) = self.starts.get(at + k) {
-                prefetch(targets, start.index());
-            }
-        }
-    }
-
-    /// The predecessors of `u` in part `k`, in increasing id order.
-    #[inline]
-    pub fn preds(&self, u: u32, k: usize) -> &[u32] {
-        let i = u as usize * self.parts() + k;
-        &self.targets[k][self.starts[i].index()..self.starts[i + self.parts()].index()]
-    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,6 @@ pub mod levels;
 pub use cycle::Cycle;
 pub use kahn::{
     levels, levels_parallel, levels_valued, levels_valued_parallel, peeled, peeled_parallel,
-    Peeled, Reverse, INLINE_LEVEL, MASK_MOVES,
+    Peeled, INLINE_LEVEL, MASK_MOVES,
 };
 pub use levels::{Level, Levels, Nodes};
