@@ -84,9 +84,22 @@ fn non_digit_mask(x: u64) -> u64 {
 /// first (Lemire's eight-digit method: pairs, then quads, then the whole).
 #[inline]
 pub(crate) fn eight_digits(x: u64, len: usize) -> u32 {
-    // Digit values, the token's bytes moved to the top so the bytes after it fall off and
-    // zeros (leading zero digits) come in below.
-    let v = x.wrapping_sub(0x3030_3030_3030_3030) << (8 * (8 - len));
+    digits_value(digit_word(x, len))
+}
+
+/// The first `len` (1 to 8) bytes of `x`, ASCII digits, as digit values in the last `len`
+/// bytes of eight, behind zeros (leading zero digits): the token's bytes moved to the top so
+/// the bytes after it fall off. A byte after the token that is below `'0'` borrows only from
+/// the bytes above it, which fall off too.
+#[inline(always)]
+pub(crate) fn digit_word(x: u64, len: usize) -> u64 {
+    x.wrapping_sub(0x3030_3030_3030_3030) << (8 * (8 - len))
+}
+
+/// The number whose eight decimal digits, most significant first, are the bytes of `v` (a
+/// [`digit_word`]).
+#[inline(always)]
+pub(crate) fn digits_value(v: u64) -> u32 {
     let v = v.wrapping_mul(10).wrapping_add(v >> 8);
     let v = ((v & 0x0000_00ff_0000_00ff).wrapping_mul(100 + (1_000_000 << 32)))
         .wrapping_add(((v >> 16) & 0x0000_00ff_0000_00ff).wrapping_mul(1 + (10_000 << 32)))
