@@ -346,12 +346,11 @@ fn tokenize_blocks(
             ends &= ends - 1;
         }
         if long {
-            // Rare: the bytewise twin reads this block's tokens, from the first.
-            let first = digits & !(digits << 1);
+            // Rare: the bytewise twin reads the block again (it skips the whitespace itself),
+            // up to the token that crosses its end.
             let end = pos + if starts == 0 { BLOCK } else { starts.trailing_zeros() as usize };
-            let from = pos + first.trailing_zeros() as usize;
-            if let Some(at) = tokenize_bytewise(&bytes[from..end], out) {
-                return Some(from + at);
+            if let Some(at) = tokenize_bytewise(&bytes[pos..end], out) {
+                return Some(pos + at);
             }
         } else {
             let mut values = [0u32; BLOCK_TOKENS];
