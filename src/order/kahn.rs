@@ -4,8 +4,9 @@
 //! pending count (1 byte per node when every out-degree fits a byte, else 4); the result keeps
 //! 4 bytes per node plus 4 per level. Peeling that takes the mex on the way
 //! ([`levels_valued`]) counts in one word per node holding count and mask (4 bytes when no
-//! node has more than 25 moves, else 8) and keeps 8 more (the values by node and in order);
-//! the evaluation it spares would have needed 4 per node.
+//! node has more than 25 moves, else 8), which holds the node's value once it is removed, and
+//! keeps 1 byte more (the values in level order); the evaluation it spares would have needed 4
+//! per node.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -124,11 +125,11 @@ fn peel_with<O: Offset>(
 fn release_inline<O: Offset, C: Count>(
     reverse: &Reverse<O>,
     pending: &mut [C],
-    (order, values): (&mut Vec<u32>, &mut Valued),
+    (order, in_order): (&mut Vec<u32>, &mut Vec<u8>),
     level: Range<usize>,
     (ready, walk): (&mut Vec<u32>, &mut Walk),
 ) {
-    let level_values = values.in_order.get(level.clone()).unwrap_or(&[]);
+    let level_values = in_order.get(level.clone()).unwrap_or(&[]);
     let level_nodes = (&order[level], level_values);
     if level_nodes.0.len() <= WALK_NODES {
         walk.step(reverse, level_nodes, pending, ready);
@@ -138,7 +139,7 @@ fn release_inline<O: Offset, C: Count>(
     }
     ready.sort_unstable();
     if C::VALUED {
-        take_values(ready, (pending, &mut values.by_node, 0), &mut values.in_order);
+        take_values(ready, (pending, 0), in_order);
     }
     order.append(ready);
 }
@@ -171,7 +172,7 @@ impl Walk {
     fn step<O: Offset, C: Count>(
         &mut self,
         reverse: &Reverse<O>,
-        (level, values): (&[u32], &[u32]),
+        (level, values): (&[u32], &[u8]),
         pending: &mut [C],
         ready: &mut Vec<u32>,
     ) {
@@ -181,7 +182,7 @@ impl Walk {
         }
         let single = &self.single;
         for (i, &u) in level.iter().enumerate() {
-            let value = if C::VALUED { values[i] } else { 0 };
+            let value = if C::VALUED { values[i].into() } else { 0 };
             let mut take = |p: u32| {
                 if single.is_empty() {
                     reverse.prefetch_lists(p);
@@ -201,25 +202,16 @@ impl Walk {
     }
 }
 
-/// The values computed while peeling with [`Packed`] counts (both empty otherwise): by node
-/// id, and those of the nodes of the order so far, in the same positions.
-#[derive(Default)]
-struct Valued {
-    by_node: Vec<u32>,
-    in_order: Vec<u32>,
-}
-
 /// The values of the nodes `ready`, found ready in `own` (the counts of the ids from `base`):
-/// each stored by node in `own_values` and pushed, in the order of `ready`, onto `found`.
-fn take_values<C: Count>(
-    ready: &[u32],
-    (own, own_values, base): (&[C], &mut [u32], u32),
-    found: &mut Vec<u32>,
-) {
+/// each stored in its node's count, which is done counting (so that the counts become the
+/// values by node without a scattered write to a separate array, or its memory), and pushed,
+/// in the order of `ready`, onto `found`. A value fits a byte: at most [`MASK_MOVES`].
+fn take_values<C: Count>(ready: &[u32], (own, base): (&mut [C], u32), found: &mut Vec<u8>) {
     found.extend(ready.iter().map(|&p| {
-        let i = (p - base) as usize;
-        own_values[i] = own[i].mex();
-        own_values[i]
+        let count = &mut own[(p - base) as usize];
+        let value = count.mex();
+        *count = C::of_value(value);
+        value as u8
     }));
 }
 
@@ -251,6 +243,15 @@ trait Count: Copy + Send + Sync {
     fn mex(self) -> u32 {
         0
     }
+    /// A finished count holding its node's value `value` (when [`Count::VALUED`]).
+    fn of_value(value: u32) -> Self {
+        Self::of(value)
+    }
+    /// The value a finished count holds: what [`Count::of_value`] stored, 0 for a count that
+    /// started at 0 (a sink's).
+    fn value(self) -> u32 {
+        self.get()
+    }
 }
 
 /// A pending count in the top bits of a word, and below it the mask of the values the moves
@@ -280,6 +281,12 @@ macro_rules! packed_count {
             }
             fn mex(self) -> u32 {
                 (!self.0).trailing_zeros()
+            }
+            fn of_value(value: u32) -> Self {
+                Packed(value.into())
+            }
+            fn value(self) -> u32 {
+                self.0 as u32
             }
         }
     };
@@ -323,16 +330,15 @@ fn peel<O: Offset, C: Count>(
     graph: &Csr<O>,
     meter: &dyn Meter,
     reverse: Reverse<O>,
-    mut release_level: impl FnMut(&Reverse<O>, &mut [C], (&mut Vec<u32>, &mut Valued), usize, usize),
+    mut release_level: impl FnMut(&Reverse<O>, &mut [C], (&mut Vec<u32>, &mut Vec<u8>), usize, usize),
 ) -> Peeled<O> {
     let (mut pending, mut order) = out_degrees_and_sinks::<O, C>(graph);
     let node_count = graph.node_count();
-    let mut values = Valued::default();
+    let mut in_order = Vec::new();
     if C::VALUED {
         // Sinks are worth 0.
-        values.by_node = vec![0; node_count];
-        values.in_order = Vec::with_capacity(node_count);
-        values.in_order.resize(order.len(), 0);
+        in_order = Vec::with_capacity(node_count);
+        in_order.resize(order.len(), 0);
     }
     let mut level_starts = vec![0u32];
     let mut head = 0;
@@ -340,14 +346,19 @@ fn peel<O: Offset, C: Count>(
     while head < order.len() {
         ticker.at(head as u64);
         let end = order.len();
-        release_level(&reverse, &mut pending, (&mut order, &mut values), head, end);
+        release_level(&reverse, &mut pending, (&mut order, &mut in_order), head, end);
         level_starts.push(end as u32);
         head = end;
     }
     let complete = order.len() == node_count;
-    // The counts matter only when some node stayed: for the loopy labelling, or a cycle.
-    let pending = if complete { Vec::new() } else { pending.into_iter().map(C::get).collect() };
-    let values = (C::VALUED && complete).then_some(values.by_node);
+    // The counts matter only when some node stayed: for the loopy labelling, or a cycle (a
+    // finished count holding a value reads as 0, which it is). When every node is finished
+    // and counts carry values, they are the values: 4-byte counts turn into them in place.
+    let (pending, values) = match (complete, C::VALUED) {
+        (true, true) => (Vec::new(), Some(pending.into_iter().map(C::value).collect())),
+        (true, false) => (Vec::new(), None),
+        (false, _) => (pending.into_iter().map(C::get).collect(), None),
+    };
     Peeled { levels: Levels::stored(order, level_starts), pending, reverse, values, node_count }
 }
 
@@ -384,14 +395,14 @@ fn out_degrees_and_sinks<O: Offset, C: Count>(graph: &Csr<O>) -> (Vec<C>, Vec<u3
 #[inline]
 fn release<O: Offset, C: Count>(
     reverse: &Reverse<O>,
-    (level, values): (&[u32], &[u32]),
+    (level, values): (&[u32], &[u8]),
     parts: Range<usize>,
     (own, base): (&mut [C], u32),
     ready: &mut Vec<u32>,
 ) {
     let ahead = |own: &[C], p: u32| prefetch(own, p.wrapping_sub(base) as usize);
     reverse.visit_preds(level, parts, own, ahead, |own, i, p| {
-        let value = if C::VALUED { values[i] } else { 0 };
+        let value = if C::VALUED { values[i].into() } else { 0 };
         if own[(p - base) as usize].take_one(value) {
             ready.push(p);
         }
@@ -469,39 +480,35 @@ fn peel_levels<O: Offset, C: Count>(
     parallel: bool,
 ) -> Peeled<O> {
     let (mut ready, mut walk) = (Vec::new(), Walk::default());
-    peel(graph, meter, reverse, |reverse, pending: &mut [C], (order, values), head, end| {
+    peel(graph, meter, reverse, |reverse, pending: &mut [C], (order, in_order), head, end| {
         if !parallel || end - head < INLINE_LEVEL {
             let scratch = (&mut ready, &mut walk);
-            release_inline(reverse, pending, (order, values), head..end, scratch);
+            release_inline(reverse, pending, (order, in_order), head..end, scratch);
             return;
         }
         walk.steps = 0;
-        let frontier = (&order[head..end], values.in_order.get(head..end).unwrap_or(&[]));
+        let frontier = (&order[head..end], in_order.get(head..end).unwrap_or(&[]));
         let span = reverse.span();
         // Each part's next nodes, sorted, and their values (when `C` carries them).
-        let part = |k: usize, own: &mut [C], own_values: &mut [u32]| {
-            let lo = (k * span) as u32;
-            let mut ready = Vec::new();
-            release(reverse, frontier, k..k + 1, (&mut *own, lo), &mut ready);
-            sort_ids(&mut ready, lo, own.len());
-            let mut found = Vec::new();
-            if C::VALUED {
-                take_values(&ready, (own, own_values, lo), &mut found);
-            }
-            (ready, found)
-        };
-        let next: Vec<(Vec<u32>, Vec<u32>)> = if C::VALUED {
-            let by_node = values.by_node.par_chunks_mut(span);
-            let parts = pending.par_chunks_mut(span).zip(by_node).enumerate();
-            parts.map(|(k, (own, own_values))| part(k, own, own_values)).collect()
-        } else {
-            let parts = pending.par_chunks_mut(span).enumerate();
-            parts.map(|(k, own)| part(k, own, &mut [])).collect()
-        };
+        let next: Vec<(Vec<u32>, Vec<u8>)> = pending
+            .par_chunks_mut(span)
+            .enumerate()
+            .map(|(k, own)| {
+                let lo = (k * span) as u32;
+                let mut ready = Vec::new();
+                release(reverse, frontier, k..k + 1, (&mut *own, lo), &mut ready);
+                sort_ids(&mut ready, lo, own.len());
+                let mut found = Vec::new();
+                if C::VALUED {
+                    take_values(&ready, (own, lo), &mut found);
+                }
+                (ready, found)
+            })
+            .collect();
         // Ranges are in id order and each is sorted, so the level is sorted.
         for (ready, found) in &next {
             order.extend_from_slice(ready);
-            values.in_order.extend_from_slice(found);
+            in_order.extend_from_slice(found);
         }
     })
 }
