@@ -17,7 +17,7 @@ pub mod values;
 
 pub use case::{Evaluated, Labelled, StageTimes};
 pub use loopy::{infinite_set, loopy, loopy_rest};
-pub use values::Values;
+pub use values::{NimTable, Values};
 
 /// Reusable scratch for mex computations: no allocation per node once it has grown to the
 /// largest out-degree.

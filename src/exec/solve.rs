@@ -48,8 +48,10 @@ pub fn solve(
             reader.queries(answer, flush)?;
         } else {
             let Some(case) = reader.next_case()? else { break };
+            let table = case.values.nim_table();
             let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
-                bufs.main.extend_from_slice(Outcome::of(&case.values, positions).line());
+                let nim_sum = table.nim_sum(positions);
+                bufs.main.extend_from_slice(Outcome::of_nim_sum(nim_sum).line());
                 if with_report {
                     let (graph, values) = (&case.graph, &case.values);
                     let case = Some(case.case);

@@ -58,8 +58,9 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
         } else {
             let Some(case) = reader.next_case()? else { break };
             let start = Instant::now();
-            let values = &case.values;
-            let outcomes = count(&mut reader, |positions| Outcome::of(values, positions))?;
+            let table = case.values.nim_table();
+            let outcomes =
+                count(&mut reader, |positions| Outcome::of_nim_sum(table.nim_sum(positions)))?;
             let outcomes = Outcomes { draws: None, ..outcomes };
             let times = StageTimes { queries: start.elapsed(), ..case.times };
             cases.push(CaseStats::of(&case, outcomes, times));
