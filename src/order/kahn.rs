@@ -125,10 +125,14 @@ fn peel_with<O: Offset>(
 fn release_inline<O: Offset, C: Count>(
     reverse: &Reverse<O>,
     pending: &mut [C],
-    (order, in_order): (&mut Vec<u32>, &mut Vec<u8>),
+    (order, in_order, level_starts): Appended<'_>,
     level: Range<usize>,
     (ready, walk): (&mut Vec<u32>, &mut Walk),
 ) {
+    if walk.chases(&order[level.clone()]) {
+        walk.chase(pending, (order, in_order, level_starts));
+        return;
+    }
     let level_values = in_order.get(level.clone()).unwrap_or(&[]);
     let level_nodes = (&order[level], level_values);
     if level_nodes.0.len() <= WALK_NODES {
@@ -148,6 +152,9 @@ fn release_inline<O: Offset, C: Count>(
 /// by side): [`Walk::step`] peels them.
 const WALK_NODES: usize = 4;
 
+/// Most levels one call of [`Walk::chase`] peels.
+const CHASE_LEVELS: usize = if cfg!(test) { 64 } else { 1 << 16 };
+
 /// Steps in a row after which a walk looks predecessors up in [`Walk::single`].
 const WALK_STEPS: u32 = 1024;
 
@@ -166,6 +173,45 @@ struct Walk {
 }
 
 impl Walk {
+    /// True when `level` is one node with a single predecessor, listed: a chain to chase.
+    fn chases(&self, level: &[u32]) -> bool {
+        match level {
+            &[u] => self.single.get(u as usize).is_some_and(|&p| p != NOT_SINGLE),
+            _ => false,
+        }
+    }
+
+    /// Peels down a chain from the last node of `order`, a level of its own whose single
+    /// predecessor is listed ([`Walk::chases`]): while the node's predecessor is left ready
+    /// and has a single predecessor itself, at most [`CHASE_LEVELS`] levels (so the meter
+    /// hears of progress). Each step is one load whose address the step before found; the
+    /// loop is short, so the count's miss overlaps the next step's.
+    fn chase<C: Count>(&mut self, pending: &mut [C], (order, in_order, level_starts): Appended) {
+        let first = order.len() - 1;
+        let mut u = order[first];
+        for at in first..first + CHASE_LEVELS {
+            let p = self.single[u as usize];
+            if p == NOT_SINGLE {
+                return;
+            }
+            if at > first {
+                level_starts.push(at as u32 + 1);
+            }
+            self.steps += 1;
+            let count = &mut pending[p as usize];
+            if !count.take_one(if C::VALUED { in_order[at].into() } else { 0 }) {
+                return;
+            }
+            if C::VALUED {
+                let value = count.mex();
+                *count = C::of_value(value);
+                in_order.push(value as u8);
+            }
+            order.push(p);
+            u = p;
+        }
+    }
+
     /// Removes the edges into `level` (values `values`), a level of at most [`WALK_NODES`]
     /// nodes, from `pending` (every node's count), pushing the nodes left with none onto
     /// `ready`; what each predecessor's step will read is prefetched as soon as it is seen.
@@ -324,13 +370,15 @@ impl Count for u32 {
 }
 
 /// The peeling loop both twins share: level by level, `release_level(reverse, pending,
-/// (order, values), head, end)` removes the edges into the level `order[head..end]` and
-/// appends the next level, in id order, with its values when `C` carries them.
+/// (order, values, level_starts), head, end)` removes the edges into the level
+/// `order[head..end]` and appends the next level, in id order, with its values when `C`
+/// carries them. It may go on down a chain ([`Walk::chase`]): then it pushes onto
+/// `level_starts` the end of every level it removed after the first.
 fn peel<O: Offset, C: Count>(
     graph: &Csr<O>,
     meter: &dyn Meter,
     reverse: Reverse<O>,
-    mut release_level: impl FnMut(&Reverse<O>, &mut [C], (&mut Vec<u32>, &mut Vec<u8>), usize, usize),
+    mut release_level: impl FnMut(&Reverse<O>, &mut [C], Appended<'_>, usize, usize),
 ) -> Peeled<O> {
     let (mut pending, mut order) = out_degrees_and_sinks::<O, C>(graph);
     let node_count = graph.node_count();
@@ -346,9 +394,16 @@ fn peel<O: Offset, C: Count>(
     while head < order.len() {
         ticker.at(head as u64);
         let end = order.len();
-        release_level(&reverse, &mut pending, (&mut order, &mut in_order), head, end);
         level_starts.push(end as u32);
-        head = end;
+        release_level(
+            &reverse,
+            &mut pending,
+            (&mut order, &mut in_order, &mut level_starts),
+            head,
+            end,
+        );
+        // The start of the last level appended, which is not removed yet.
+        head = level_starts.last().map_or(end, |&start| start as usize);
     }
     let complete = order.len() == node_count;
     // The counts matter only when some node stayed: for the loopy labelling, or a cycle (a
@@ -361,6 +416,10 @@ fn peel<O: Offset, C: Count>(
     };
     Peeled { levels: Levels::stored(order, level_starts), pending, reverse, values, node_count }
 }
+
+/// What peeling appends to: the order, its values (when counts carry them) and the starts of
+/// its levels.
+type Appended<'a> = (&'a mut Vec<u32>, &'a mut Vec<u8>, &'a mut Vec<u32>);
 
 /// Builds the index of predecessors with `build`, telling `meter` (phase `indexing`) how many
 /// nodes' edges are in it, then starts the phase `peeling`.
@@ -480,12 +539,12 @@ fn peel_levels<O: Offset, C: Count>(
     parallel: bool,
 ) -> Peeled<O> {
     let (mut ready, mut walk) = (Vec::new(), Walk::default());
-    peel(graph, meter, reverse, |reverse, pending: &mut [C], (order, in_order), head, end| {
+    peel(graph, meter, reverse, |reverse, pending: &mut [C], appended, head, end| {
         if !parallel || end - head < INLINE_LEVEL {
-            let scratch = (&mut ready, &mut walk);
-            release_inline(reverse, pending, (order, in_order), head..end, scratch);
+            release_inline(reverse, pending, appended, head..end, (&mut ready, &mut walk));
             return;
         }
+        let (order, in_order, _) = appended;
         walk.steps = 0;
         let frontier = (&order[head..end], in_order.get(head..end).unwrap_or(&[]));
         let span = reverse.span();
