@@ -48,22 +48,26 @@ pub fn solve(
             reader.queries(answer, flush)?;
         } else {
             let Some(case) = reader.next_case()? else { break };
-            let table = case.values.nim_table();
+            // A report reads the values themselves (for the winning move), and the outcome
+            // with them; plain answers read a table of their own, smaller.
+            let table = (!with_report).then(|| case.values.nim_table());
             let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
-                let nim_sum = table.nim_sum(positions);
-                bufs.main.extend_from_slice(Outcome::of_nim_sum(nim_sum).line());
-                if with_report {
-                    let (graph, values) = (&case.graph, &case.values);
-                    let case = Some(case.case);
-                    report::push_query_row(
-                        &mut bufs.report,
-                        case,
-                        number,
-                        positions,
-                        graph,
-                        values,
-                    );
-                }
+                let outcome = match &table {
+                    Some(table) => Outcome::of_nim_sum(table.nim_sum(positions)),
+                    None => {
+                        let (graph, values) = (&case.graph, &case.values);
+                        let report = &mut bufs.report;
+                        report::push_query_row(
+                            report,
+                            Some(case.case),
+                            number,
+                            positions,
+                            graph,
+                            values,
+                        )
+                    }
+                };
+                bufs.main.extend_from_slice(outcome.line());
             };
             reader.queries(answer, flush)?;
         }

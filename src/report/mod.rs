@@ -112,7 +112,8 @@ impl Rows {
 /// number, the positions (space-separated), nim-sum, result and the winning move: the token's
 /// position and where it goes (the parts of the sum, space-separated, in the sums format);
 /// both empty for a LOSE. Written directly rather than through a csv writer: a row is answered on its own, in
-/// parallel pieces, and its fields (digits, spaces, `WIN`, `LOSE`) never need quoting.
+/// parallel pieces, and its fields (digits, spaces, `WIN`, `LOSE`) never need quoting. Returns
+/// the outcome, for the judge line beside the row.
 pub fn push_query_row(
     out: &mut Vec<u8>,
     case: Option<u64>,
@@ -120,10 +121,12 @@ pub fn push_query_row(
     positions: &[u32],
     graph: &GameGraph,
     values: &Values,
-) {
+) -> Outcome {
     let nim_sum = values.nim_sum(positions);
     let winning = answer::winning_move(graph, values, positions, nim_sum);
-    push_row(out, case, query_number, positions, (nim_sum, Outcome::of_nim_sum(nim_sum)), winning);
+    let outcome = Outcome::of_nim_sum(nim_sum);
+    push_row(out, case, query_number, positions, (nim_sum, outcome), winning);
+    outcome
 }
 
 /// Appends a query row of a loopy game (values from [`loopy`](fn@crate::eval::loopy)), as
