@@ -25,7 +25,8 @@ gen m1-queries.txt -n 1000000 --edges 10000000 --seed 1 --queries-only -q 100000
 [ -s "$dir/sums.txt" ] || "$b" game cutting --export "$dir/cutting.txt" -o "$dir/sums.txt"
 [ -s "$dir/crosses.txt" ] || echo 100000 > "$dir/crosses.txt"
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
 # seconds of one run: binary, output file, arguments
 seconds() {

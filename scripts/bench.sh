@@ -24,7 +24,8 @@ files=(
   "m10|-n 10000000 --edges 100000000 -q 1000000 --seed 3"
 )
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
 # seconds of one run of "$@" (stdout discarded)
 seconds() {

@@ -21,7 +21,8 @@ gen m1.txt -n 1000000 --edges 10000000 -q 1000000 --seed 1
 gen chain.txt -n 1000000 --shape chain -q 1000 --seed 2
 [ -z "$big" ] || gen m10.txt -n 10000000 --edges 100000000 -q 1000000 --seed 3
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # One process: "seconds peak_kb" of a run; output in $dir/one.out.

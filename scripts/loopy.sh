@@ -26,7 +26,8 @@ gen="-n 1000000 --edges 10000000 -q 1000000"
 # shellcheck disable=SC2086
 [ -s "$dir/acyclic.txt" ] || "$bin" generate $gen --seed 11 -o "$dir/acyclic.txt"
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 seconds() { # seconds of one run of "$@", stdout to $dir/last.out
   local t0 t1
   t0=$(date +%s.%N); "$@" > "$dir/last.out"; t1=$(date +%s.%N)
@@ -84,13 +85,5 @@ stages=$(GRUNDY_TRACE=1 "$bin" solve --loopy "$dir/cyclic.txt" 2>&1 >/dev/null |
 } > "$dir/section.md"
 
 # Replace the section in BENCHMARKS.md (or add it), keeping every other section.
-if [ -f "$out" ] && grep -q '^## Loopy games (' "$out"; then
-  awk -v section="$dir/section.md" '
-    /^## Loopy games \(/ { while ((getline line < section) > 0) print line; print ""; skip = 1; next }
-    /^## / { skip = 0 }
-    !skip { print }' "$out" > "$out.tmp"
-else
-  { [ -f "$out" ] && cat "$out" && echo; cat "$dir/section.md"; } > "$out.tmp"
-fi
-mv "$out.tmp" "$out"
+replace_section 'Loopy games' "$dir/section.md" "$out"
 cat "$dir/section.md"

@@ -24,7 +24,8 @@ ogsolve=$dir/ogsolve/bin/ogsolve
 [ -x "$ogsolve" ] || cargo install ogsolve --version 0.0.7 --root "$dir/ogsolve" --quiet 2>/dev/null ||
   echo "ogsolve could not be installed: its column stays empty" >&2
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 seconds() { # seconds of one run of "$@"
   local t0 t1
   t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
@@ -90,13 +91,5 @@ row() {
 } > "$dir/octal.md"
 
 # Replace the section in BENCHMARKS.md (or add it), keeping every other section.
-if [ -f "$out" ] && grep -q '^## Octal games (' "$out"; then
-  awk -v section="$dir/octal.md" '
-    /^## Octal games \(/ { while ((getline line < section) > 0) print line; print ""; skip = 1; next }
-    /^## / { skip = 0 }
-    !skip { print }' "$out" > "$out.tmp"
-else
-  { [ -f "$out" ] && cat "$out" && echo; cat "$dir/octal.md"; } > "$out.tmp"
-fi
-mv "$out.tmp" "$out"
+replace_section 'Octal games' "$dir/octal.md" "$out"
 cat "$dir/octal.md"
