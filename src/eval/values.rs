@@ -65,7 +65,7 @@ impl Values {
             Some(&max) if max <= u8::MAX.into() => {
                 NimTable::Bytes(self.0.par_iter().map(|&v| v as u8).collect())
             }
-            _ => NimTable::Words(&self.0),
+            _ => NimTable::Words(self),
         }
     }
 }
@@ -78,7 +78,7 @@ pub enum NimTable<'a> {
     /// Every value, a byte each.
     Bytes(Vec<u8>),
     /// Every value as [`Values`] holds it.
-    Words(&'a [u32]),
+    Words(&'a Values),
 }
 
 impl NimTable<'_> {
@@ -89,7 +89,7 @@ impl NimTable<'_> {
             NimTable::Bytes(values) => {
                 positions.iter().fold(0, |acc, &p| acc ^ values[p as usize]).into()
             }
-            NimTable::Words(values) => positions.iter().fold(0, |acc, &p| acc ^ values[p as usize]),
+            NimTable::Words(values) => values.nim_sum(positions),
         }
     }
 }

@@ -48,20 +48,20 @@ impl<O: Offset> Reverse<O> {
     ) -> Reverse<O> {
         let shift = bucket_shift(graph.node_count());
         let packed = graph.node_count() as u64 <= 1 << (32 - shift);
-        Reverse::build_with(graph, (parts, parallel), packed, done)
+        Reverse::build_with(graph, (parts, parallel), (shift, packed), done)
     }
 
-    /// [`Reverse::build`], with a bucketed edge's source and its target's low bits in one word
-    /// when `packed` (they must fit), else the low bits in an array of their own.
+    /// [`Reverse::build`] with buckets of `1 << shift` targets ([`bucket_shift`]), a bucketed
+    /// edge's source and its target's low bits in one word when `packed` (they must fit), else
+    /// the low bits in an array of their own.
     fn build_with(
         graph: &Csr<O>,
         (parts, parallel): (usize, bool),
-        packed: bool,
+        (shift, packed): (u32, bool),
         done: &(dyn Fn(u64) + Sync),
     ) -> Reverse<O> {
         let n = graph.node_count();
         let span = n.div_ceil(parts.max(1)).max(1);
-        let shift = bucket_shift(n);
         let place = |k: usize| {
             let sources = (k * span).min(n) as u32..((k + 1) * span).min(n) as u32;
             Placed::of(graph, sources, (shift, packed), done)
@@ -477,7 +477,8 @@ mod tests {
                     .collect();
                 for parallel in [false, true] {
                     for packed in [false, true] {
-                        let r = Reverse::build_with(&g, (parts, parallel), packed, &|_| {});
+                        let buckets = (bucket_shift(n as usize), packed);
+                        let r = Reverse::build_with(&g, (parts, parallel), buckets, &|_| {});
                         assert_eq!(r.parts(), expected.len(), "n = {n}");
                         for (k, part) in expected.iter().enumerate() {
                             for t in 0..n {

@@ -186,7 +186,7 @@ impl Walk {
     /// and has a single predecessor itself, at most [`CHASE_LEVELS`] levels (so the meter
     /// hears of progress). Each step is one load whose address the step before found; the
     /// loop is short, so the count's miss overlaps the next step's.
-    fn chase<C: Count>(&mut self, pending: &mut [C], (order, in_order, level_starts): Appended) {
+    fn chase<C: Count>(&self, pending: &mut [C], (order, in_order, level_starts): Appended) {
         let first = order.len() - 1;
         let mut u = order[first];
         for at in first..first + CHASE_LEVELS {
@@ -197,15 +197,12 @@ impl Walk {
             if at > first {
                 level_starts.push(at as u32 + 1);
             }
-            self.steps += 1;
             let count = &mut pending[p as usize];
             if !count.take_one(if C::VALUED { in_order[at].into() } else { 0 }) {
                 return;
             }
             if C::VALUED {
-                let value = count.mex();
-                *count = C::of_value(value);
-                in_order.push(value as u8);
+                in_order.push(count.finish());
             }
             order.push(p);
             u = p;
@@ -253,12 +250,7 @@ impl Walk {
 /// values by node without a scattered write to a separate array, or its memory), and pushed,
 /// in the order of `ready`, onto `found`. A value fits a byte: at most [`MASK_MOVES`].
 fn take_values<C: Count>(ready: &[u32], (own, base): (&mut [C], u32), found: &mut Vec<u8>) {
-    found.extend(ready.iter().map(|&p| {
-        let count = &mut own[(p - base) as usize];
-        let value = count.mex();
-        *count = C::of_value(value);
-        value as u8
-    }));
+    found.extend(ready.iter().map(|&p| own[(p - base) as usize].finish()));
 }
 
 /// Most moves a node may have for the peeling to take its mex ([`levels_valued`]): the mex of `d`
@@ -297,6 +289,13 @@ trait Count: Copy + Send + Sync {
     /// started at 0 (a sink's).
     fn value(self) -> u32 {
         self.get()
+    }
+    /// Finishes a count with no out-position left (when [`Count::VALUED`]): it then holds its
+    /// node's value, the mex, which is returned (at most [`MASK_MOVES`], so a byte).
+    fn finish(&mut self) -> u8 {
+        let value = self.mex();
+        *self = Self::of_value(value);
+        value as u8
     }
 }
 
