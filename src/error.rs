@@ -80,6 +80,10 @@ pub enum Error {
     /// 1, nothing printed here).
     #[error("the run failed; process 0 reports why")]
     ReportedElsewhere,
+    /// The error was printed already (a cluster process tells its peers after printing why
+    /// it refused to run); the exit code is kept.
+    #[error("the run failed, as printed above")]
+    Printed(u8),
     /// Every output of the run is a pipe whose reader has gone (`grundy solve big.txt | head`):
     /// the run stops early, quietly, with exit code 0.
     #[error("every output was closed by its reader")]
@@ -102,6 +106,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Usage(_) => 2,
+            Error::Printed(code) => *code,
             _ => 1,
         }
     }

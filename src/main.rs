@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(grundy::Error::ReportedElsewhere) => ExitCode::from(1),
+        Err(e @ grundy::Error::Printed(_)) => ExitCode::from(e.exit_code()),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())

@@ -173,8 +173,8 @@ fn deep_thin_graphs_settle_by_jumping_with_the_same_bytes() {
     }
 }
 
-/// Two free ports on the loopback.
-fn free_addresses(n: usize) -> Vec<String> {
+/// Free ports on the loopback.
+pub fn free_addresses(n: usize) -> Vec<String> {
     let listeners: Vec<TcpListener> =
         (0..n).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
     listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect()
@@ -188,11 +188,22 @@ fn by_hand(dir: &std::path::Path, args: &[&str]) -> Run {
     let other = grundy()
         .args(args)
         .args(["--hosts", hosts, "--process", "1"])
+        .env("GRUNDY_SECRET", "by hand")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let zero = run(&[args, &["--hosts", hosts, "--process", "0"]].concat(), None);
+    let zero = grundy()
+        .args(args)
+        .args(["--hosts", hosts, "--process", "0"])
+        .env("GRUNDY_SECRET", "by hand")
+        .output()
+        .unwrap();
+    let zero = Run {
+        code: zero.status.code().unwrap_or(-1),
+        stdout: zero.stdout,
+        stderr: String::from_utf8_lossy(&zero.stderr).into_owned(),
+    };
     let other = other.wait_with_output().unwrap();
     assert_eq!(other.status.code(), Some(0), "{}", String::from_utf8_lossy(&other.stderr));
     assert!(other.stdout.is_empty(), "only process 0 writes");
@@ -248,12 +259,14 @@ fn a_lost_process_ends_the_others_with_no_output_file() {
     let hosts = hosts.to_str().unwrap();
     let mut other = grundy()
         .args(["values", b, "--hosts", hosts, "--process", "1"])
+        .env("GRUNDY_SECRET", "lost")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let zero = grundy()
         .args(["values", b, "--hosts", hosts, "--process", "0", "-o", out.to_str().unwrap()])
+        .env("GRUNDY_SECRET", "lost")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -297,6 +310,7 @@ fn cluster_flags_are_checked() {
     let out = grundy()
         .args(["values", file, "--hosts", hosts.to_str().unwrap(), "--process", "1"])
         .env("GRUNDY_CONNECT_SECONDS", "2")
+        .env("GRUNDY_SECRET", "unreachable")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

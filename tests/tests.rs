@@ -3,6 +3,8 @@
 
 #[cfg(feature = "cluster")]
 mod cluster;
+#[cfg(feature = "cluster")]
+mod cluster_trust;
 mod errors;
 mod formats;
 mod games;

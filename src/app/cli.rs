@@ -171,14 +171,23 @@ pub struct ClusterArgs {
     pub processes: Option<usize>,
     /// A file of `host:port` lines, one per process of a cluster; every machine runs the same
     /// command with its own --process (shared storage: FILE at the same path everywhere).
-    #[arg(long, value_name = "FILE", requires = "process")]
+    #[arg(long, value_name = "FILE", requires = "process", conflicts_with = "peers")]
     pub hosts: Option<PathBuf>,
     /// This process's line in --hosts, from 0 (process 0 writes the output).
-    #[arg(long, value_name = "I", requires = "hosts")]
+    #[arg(long, value_name = "I")]
     pub process: Option<usize>,
     /// Worker threads per process of a cluster [default: 1].
     #[arg(long, value_name = "W")]
     pub workers: Option<usize>,
+    /// A file holding the cluster's shared secret: peers prove they hold it before they join
+    /// (default: the GRUNDY_SECRET environment variable; without either, anyone who can reach
+    /// the ports can join).
+    #[arg(long, value_name = "FILE", conflicts_with = "processes")]
+    pub secret_file: Option<PathBuf>,
+    /// The addresses of a local cluster's processes, comma-separated: how `--processes`
+    /// tells its children where their peers are.
+    #[arg(long, hide = true, value_name = "ADDRESSES", conflicts_with = "processes")]
+    pub peers: Option<String>,
 }
 
 /// Arguments of `grundy values`.

@@ -1,6 +1,10 @@
 //! The command line's side of a cluster: `--processes N` starts N-1 more copies of this
-//! command on 127.0.0.1 (free ports, a hosts file of their own), `--hosts FILE --process I`
+//! command on 127.0.0.1 (free ports, a fresh secret of their own), `--hosts FILE --process I`
 //! names this process's place in a cluster of machines.
+//!
+//! A cluster command runs in three steps ([`run`]): its arguments are checked and its inputs
+//! opened ([`Prepared`]), then the other local processes are started, then the job runs. A
+//! process of `--hosts` that refuses its arguments tells its peers, so they stop at once.
 
 use std::ffi::OsString;
 use std::net::TcpListener;
@@ -8,6 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
+use grundy::cluster::handshake::Secret;
 use grundy::cluster::net::Peers;
 use grundy::cluster::{Job, Run};
 use grundy::error::Error;
@@ -16,59 +21,192 @@ use grundy::io::sink::Sink;
 
 use crate::app::cli::ClusterArgs;
 
-/// This process's place in a cluster, and what it must clean up.
-pub struct Place {
+/// The environment variable that holds the run's secret (`--secret-file` is read instead when
+/// given); `--processes` hands its children a fresh one through it.
+pub const SECRET_VARIABLE: &str = "GRUNDY_SECRET";
+
+/// Where this process will run, before anything is started.
+pub enum Plan {
+    /// `--processes N`: this process is process 0 of N it will start on 127.0.0.1.
+    Local {
+        /// N.
+        processes: usize,
+        /// Worker threads per process.
+        workers: usize,
+    },
+    /// `--hosts` (or a local run's child): the processes and this one's place.
+    Joined(Peers),
+}
+
+/// What a cluster command has ready once its arguments are checked: the job, process 0's
+/// outputs, and how process 0 answers alone when the input has an error or a cycle.
+pub struct Prepared<'a> {
+    /// What every process computes.
+    pub job: Job,
+    /// Process 0's outputs, in stream order (none on the other processes).
+    pub streams: Vec<Stream>,
+    /// Process 0's single-process answer, on the same (still empty) sinks.
+    pub alone: Alone<'a>,
+}
+
+/// How process 0 answers the whole input by itself, on its sinks.
+pub type Alone<'a> = Box<dyn FnOnce(&mut [Sink]) -> Result<(), Error> + 'a>;
+
+/// This process's plan, or `None` without cluster flags. Nothing is started yet.
+pub fn plan(args: &ClusterArgs) -> Result<Option<Plan>, Error> {
+    let workers = args.workers.unwrap_or(1);
+    if workers == 0 {
+        return Err(Error::Usage("--workers must be at least 1".into()));
+    }
+    let listed = (&args.hosts, &args.peers);
+    match (args.processes, listed, args.process) {
+        (None, (None, None), None) if args.workers.is_some() => {
+            Err(Error::Usage("--workers applies to a cluster (--processes or --hosts)".into()))
+        }
+        (None, (None, None), None) if args.secret_file.is_some() => {
+            Err(Error::Usage("--secret-file applies to a cluster of machines (--hosts)".into()))
+        }
+        (None, (None, None), None) => Ok(None),
+        (Some(0), _, _) => Err(Error::Usage("--processes must be at least 1".into())),
+        (Some(processes), _, _) => Ok(Some(Plan::Local { processes, workers })),
+        (None, (Some(hosts), _), Some(index)) => {
+            let addresses = read_hosts(hosts)?;
+            let secret = secret(args)?;
+            if !secret.is_set() {
+                eprintln!(
+                    "warning: no --secret-file and no {SECRET_VARIABLE}: anyone who can reach \
+                     the ports of {} can join this run (docs/CLUSTER.md)",
+                    hosts.display()
+                );
+            }
+            joined(addresses, index, workers, secret, &hosts.display().to_string())
+        }
+        (None, (None, Some(peers)), Some(index)) => {
+            let addresses = peers.split(',').map(str::to_string).collect();
+            joined(addresses, index, workers, secret(args)?, "--peers")
+        }
+        (None, _, None) => Err(Error::Usage("--hosts needs --process".into())),
+        (None, (None, None), Some(_)) => Err(Error::Usage("--process needs --hosts".into())),
+    }
+}
+
+fn joined(
+    addresses: Vec<String>,
+    index: usize,
+    workers: usize,
+    secret: Secret,
+    source: &str,
+) -> Result<Option<Plan>, Error> {
+    if index >= addresses.len() {
+        return Err(Error::Usage(format!(
+            "--process {index} is not a line of {source} ({} processes, 0 to {})",
+            addresses.len(),
+            addresses.len() - 1
+        )));
+    }
+    Ok(Some(Plan::Joined(Peers { addresses, index, workers, secret })))
+}
+
+/// The run's secret: the contents of `--secret-file`, else the environment variable's, else
+/// none.
+fn secret(args: &ClusterArgs) -> Result<Secret, Error> {
+    let Some(path) = &args.secret_file else {
+        let text = std::env::var_os(SECRET_VARIABLE).unwrap_or_default();
+        return Ok(Secret::from_text(text.as_encoded_bytes()));
+    };
+    let name = path.display().to_string();
+    let text = std::fs::read(path).map_err(|e| Error::io(&name, "cannot read", e))?;
+    let secret = Secret::from_text(&text);
+    if !secret.is_set() {
+        return Err(Error::Usage(format!("--secret-file {name} is empty: put a secret in it")));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0, |m| m.permissions().mode());
+        if mode & 0o077 != 0 {
+            eprintln!("warning: {name} can be read by other users: `chmod 600 {name}`");
+        }
+    }
+    Ok(secret)
+}
+
+impl Plan {
+    /// True for the process that writes the output.
+    pub fn writes(&self) -> bool {
+        match self {
+            Plan::Local { .. } => true,
+            Plan::Joined(peers) => peers.index == 0,
+        }
+    }
+
+    /// A process of `--hosts` whose arguments were refused prints `error` now and tells its
+    /// peers, so that they stop at once; the error keeps its exit code.
+    fn refuse(self, error: Error) -> Error {
+        match self {
+            Plan::Local { .. } => error,
+            Plan::Joined(peers) => {
+                eprintln!("error: {error}");
+                grundy::cluster::refuse(&peers, &error.to_string());
+                Error::Printed(error.exit_code())
+            }
+        }
+    }
+
+    /// Starts what the plan needs: the other local processes, with a fresh secret.
+    fn start(self) -> Result<Place, Error> {
+        match self {
+            Plan::Local { processes, workers } => local(processes, workers),
+            Plan::Joined(peers) => Ok(Place { peers, listener: None, children: Vec::new() }),
+        }
+    }
+}
+
+/// Runs a cluster command: `prepare` checks its arguments and opens its inputs and outputs
+/// (told whether this process writes), then the plan starts, then the job runs.
+pub fn run<'a>(
+    plan: Plan,
+    prepare: impl FnOnce(bool) -> Result<Prepared<'a>, Error>,
+) -> Result<(), Error> {
+    let prepared = match prepare(plan.writes()) {
+        Ok(prepared) => prepared,
+        Err(e) => return Err(plan.refuse(e)),
+    };
+    drive(plan.start()?, prepared)
+}
+
+/// This process's place in a started cluster, and what it must clean up.
+struct Place {
     /// The processes and this one's index.
-    pub peers: Peers,
+    peers: Peers,
     /// This process's listening socket, already bound (local clusters).
-    pub listener: Option<TcpListener>,
-    /// The processes this one started (`--processes`): reaped at the end.
+    listener: Option<TcpListener>,
+    /// The processes this one started (`--processes`): reaped at the end, killed if this
+    /// one fails first.
     children: Vec<Child>,
-    /// The hosts file this one wrote (`--processes`).
-    _hosts: Option<tempfile::NamedTempFile>,
 }
 
 impl Place {
     /// True for the process that writes the output.
-    pub fn writes(&self) -> bool {
+    fn writes(&self) -> bool {
         self.peers.index == 0
     }
 
     /// Waits for the processes this one started.
-    pub fn reap(mut self) {
-        for child in &mut self.children {
+    fn reap(mut self) {
+        for mut child in std::mem::take(&mut self.children) {
             let _ = child.wait();
         }
     }
 }
 
-/// This process's place, or `None` without cluster flags.
-pub fn place(args: &ClusterArgs) -> Result<Option<Place>, Error> {
-    let workers = args.workers.unwrap_or(1);
-    if workers == 0 {
-        return Err(Error::Usage("--workers must be at least 1".into()));
-    }
-    match (args.processes, &args.hosts, args.process) {
-        (None, None, _) if args.workers.is_some() => {
-            Err(Error::Usage("--workers applies to a cluster (--processes or --hosts)".into()))
+impl Drop for Place {
+    /// A run that fails before its children are reaped leaves none of them behind.
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
         }
-        (None, None, _) => Ok(None),
-        (Some(0), _, _) => Err(Error::Usage("--processes must be at least 1".into())),
-        (Some(n), _, _) => local(n, workers).map(Some),
-        (None, Some(hosts), Some(index)) => {
-            let addresses = read_hosts(hosts)?;
-            if index >= addresses.len() {
-                return Err(Error::Usage(format!(
-                    "--process {index} is not a line of {} ({} processes, 0 to {})",
-                    hosts.display(),
-                    addresses.len(),
-                    addresses.len() - 1
-                )));
-            }
-            let peers = Peers { addresses, index, workers };
-            Ok(Some(Place { peers, listener: None, children: Vec::new(), _hosts: None }))
-        }
-        (None, Some(_), None) => Err(Error::Usage("--hosts needs --process".into())),
     }
 }
 
@@ -114,18 +252,13 @@ impl Stream {
     }
 }
 
-/// Runs `job` on the cluster. Process 0 writes stream `k` to `streams[k]` (the others pass
-/// none) and finishes them; if the input has an error or a cycle, process 0 answers it with
-/// `alone` on the same, still empty, sinks, and the others exit with code 1.
-pub fn drive(
-    place: Place,
-    job: Job,
-    streams: Vec<Stream>,
-    alone: impl FnOnce(&mut [Sink]) -> Result<(), Error>,
-) -> Result<(), Error> {
+/// Runs the prepared job on the cluster. Process 0 writes stream `k` to `streams[k]` (the
+/// others have none) and finishes them; if the input has an error or a cycle, process 0
+/// answers it alone on the same, still empty, sinks, and the others exit with code 1.
+fn drive(place: Place, prepared: Prepared) -> Result<(), Error> {
     let writes = place.writes();
     let listener = place.listener.as_ref().and_then(|l| l.try_clone().ok());
-    let mut streams = streams;
+    let Prepared { job, mut streams, alone } = prepared;
     let run = grundy::cluster::run(job, &place.peers, listener, &mut |k, bytes| {
         streams.get_mut(usize::from(k)).map_or(Ok(()), |s| s.put(bytes))
     });
@@ -167,6 +300,8 @@ fn read_hosts(path: &Path) -> Result<Vec<String>, Error> {
 }
 
 /// Starts `n - 1` more copies of this command on 127.0.0.1 and returns process 0's place.
+/// The children learn the addresses from `--peers` and a fresh secret from the environment
+/// (which, unlike a command line, other users cannot read); no file is written.
 fn local(n: usize, workers: usize) -> Result<Place, Error> {
     let failed = |what: &str, e: std::io::Error| Error::Cluster { message: format!("{what}: {e}") };
     // Free ports: bound here, the others' released just before their processes bind them.
@@ -179,33 +314,29 @@ fn local(n: usize, workers: usize) -> Result<Place, Error> {
         .map(|l| l.local_addr().map(|a| a.to_string()))
         .collect::<Result<_, _>>()
         .map_err(|e| failed("cannot listen", e))?;
-    let mut hosts = tempfile::Builder::new()
-        .prefix("grundy-hosts-")
-        .tempfile()
-        .map_err(|e| failed("cannot write the hosts file", e))?;
-    std::io::Write::write_all(&mut hosts, (addresses.join("\n") + "\n").as_bytes())
-        .map_err(|e| failed("cannot write the hosts file", e))?;
+    let secret = Secret::fresh().map_err(|e| failed("cannot make a secret", e))?;
     let mut listeners = listeners.into_iter();
     let own = listeners.next();
     drop(listeners);
     let exe = std::env::current_exe().map_err(|e| failed("cannot find this program", e))?;
     let args = without_processes(std::env::args_os().skip(1));
-    let mut children = Vec::with_capacity(n - 1);
+    let peers = Peers { addresses, index: 0, workers, secret };
+    let mut place = Place { peers, listener: own, children: Vec::with_capacity(n - 1) };
     for k in 1..n {
         let child = Command::new(&exe)
             .args(&args)
-            .arg("--hosts")
-            .arg(hosts.path())
+            .arg("--peers")
+            .arg(place.peers.addresses.join(","))
             .arg("--process")
             .arg(k.to_string())
+            .env(SECRET_VARIABLE, String::from_utf8_lossy(place.peers.secret.bytes()).as_ref())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .spawn()
             .map_err(|e| failed("cannot start a process", e))?;
-        children.push(child);
+        place.children.push(child);
     }
-    let peers = Peers { addresses, index: 0, workers };
-    Ok(Place { peers, listener: own, children, _hosts: Some(hosts) })
+    Ok(place)
 }
 
 /// The command line without `--processes N` (or `--processes=N`).

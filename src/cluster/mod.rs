@@ -16,6 +16,8 @@
 
 pub mod answer;
 pub mod bsp;
+pub mod handshake;
+pub mod identity;
 pub mod jump;
 pub mod net;
 pub mod settle;
@@ -33,6 +35,7 @@ use crate::error::Error;
 use crate::io::input::Input;
 use crate::report::Rows;
 use bsp::Bsp;
+use identity::{Claim, Identity};
 use net::Peers;
 use shard::{CaseHead, Entry, Mode, Shard, Source};
 
@@ -148,6 +151,33 @@ pub enum Job {
     },
 }
 
+impl Job {
+    /// What every process of the run must agree on: this build, the job and every option that
+    /// changes what a worker computes or writes, the cluster's shape, and each input's
+    /// fingerprint. (Where process 0 writes its output does not matter to the others.)
+    pub fn identity(&self, peers: &Peers) -> Identity {
+        let command = match self {
+            Job::Values(_) => "values",
+            Job::Solve { report: false, .. } => "solve",
+            Job::Solve { report: true, .. } => "solve --report",
+            Job::Query { .. } => "query",
+        };
+        let identity = Identity::new()
+            .with("the command", command)
+            .with("--format", "chess")
+            .with("--workers", peers.workers)
+            .with("the number of processes", peers.processes())
+            .with("the hosts", peers.addresses.join(" "))
+            .with("the grundy version", env!("CARGO_PKG_VERSION"));
+        match self {
+            Job::Values(input) | Job::Solve { input, .. } => identity.input("FILE", input),
+            Job::Query { graph, queries } => {
+                identity.input("GRAPH", graph).input("QUERIES", queries)
+            }
+        }
+    }
+}
+
 /// How a cluster run ended for this process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Run {
@@ -170,7 +200,8 @@ pub fn run(
     write: Write,
 ) -> Result<Run, Error> {
     fixed_mmap_threshold();
-    let mesh = net::connect(peers, listener)?;
+    let claim = Claim::Run(job.identity(peers));
+    let mesh = net::connect(peers, listener, &claim)?;
     net::report_lost_peers(peers);
     let watch = net::watch(peers, mesh.beats);
     let hooks = Hooks::default();
@@ -211,6 +242,13 @@ pub fn run(
     watch.goodbye();
     written?;
     Ok(if outcomes.contains(&Run::Alone) { Run::Alone } else { Run::Done })
+}
+
+/// Tells every peer that this process refused its arguments (`why`, already printed), so that
+/// they stop at once with that message instead of waiting for it: the handshakes of a run,
+/// with a refusal for a claim, until every peer has been met or the connect deadline passed.
+pub fn refuse(peers: &Peers, why: &str) {
+    let _ = net::connect(peers, None, &Claim::Refused(why.to_string()));
 }
 
 /// Large blocks always from `mmap`, so that a freed one goes back to the system at once.

@@ -1,10 +1,13 @@
 //! Connecting the processes of a cluster, and noticing when one is lost.
 //!
 //! Every pair of processes holds two TCP connections: one for timely's data, one for our own
-//! heartbeats. Process `i` connects to every `j < i` (retrying until a deadline: a peer that
-//! cannot be reached is an error, not an endless wait) and accepts every `j > i`; a handshake
-//! names the sender and the channel, so connections may arrive in any order. We open the
-//! sockets ourselves because timely's own set-up prints to stdout and retries for ever.
+//! heartbeats. Process `i` calls every `j < i` (retrying until a deadline: a peer that cannot
+//! be reached is an error, not an endless wait) and accepts every `j > i`. Each connection
+//! opens with a [`handshake`]: the caller, the channel, a proof of the run's secret and each
+//! side's claim of what it runs, so connections may arrive in any order, strangers are
+//! closed without ending the run, and processes that would not run the same job stop before
+//! any of them starts. We open the sockets ourselves because timely's own set-up prints to
+//! stdout, retries for ever and trusts whoever connects.
 //!
 //! timely is fail-stop: a peer that dies makes its communication threads panic, and a peer
 //! that is stopped (SIGSTOP, a hung machine) is not noticed at all. The heartbeats cover both:
@@ -15,11 +18,13 @@
 
 use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Once};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Once};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::handshake::{self, CallError, Hello, Secret, BEATS, DATA};
+use super::identity::Claim;
 use crate::error::Error;
 
 /// How often a process tells its peers it is alive.
@@ -33,12 +38,11 @@ pub fn connect_deadline() -> Duration {
     Duration::from_secs(set.unwrap_or(20))
 }
 
-/// "GRDY": the first bytes of every connection between grundy processes.
-const MAGIC: u32 = 0x5944_5247;
-const DATA: u8 = 0;
-const BEATS: u8 = 1;
 const ALIVE: u8 = b'.';
 const GOODBYE: u8 = b'!';
+/// Handshakes under way at once: more connections than this are closed unanswered, so a flood
+/// of connections cannot exhaust threads.
+const HANDSHAKES: usize = 64;
 
 /// The processes of a cluster and this process's place among them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +53,8 @@ pub struct Peers {
     pub index: usize,
     /// Worker threads per process.
     pub workers: usize,
+    /// The run's secret (empty: none).
+    pub secret: Secret,
 }
 
 impl Peers {
@@ -71,12 +77,36 @@ pub struct Mesh {
     pub beats: Vec<Option<TcpStream>>,
 }
 
-/// Connects this process to every other. `listener`, if given, is this process's own
-/// (already bound) listening socket; otherwise its address is bound here.
-pub fn connect(peers: &Peers, listener: Option<TcpListener>) -> Result<Mesh, Error> {
-    let n = peers.processes();
-    let me = peers.index;
-    let failed = |what: String| Error::Cluster { message: what };
+impl Mesh {
+    fn new(n: usize) -> Mesh {
+        Mesh { data: (0..n).map(|_| None).collect(), beats: (0..n).map(|_| None).collect() }
+    }
+
+    /// Places `stream`; false if the slot was taken (the new connection replaces the old: a
+    /// caller only calls again when it saw its first call fail).
+    fn place(&mut self, peer: usize, channel: u8, stream: TcpStream) -> bool {
+        let _ = stream.set_nodelay(true);
+        let slot = if channel == DATA { &mut self.data[peer] } else { &mut self.beats[peer] };
+        slot.replace(stream).is_none()
+    }
+
+    /// The first process from `from` on that has not connected on both channels.
+    fn missing(&self, from: usize) -> Option<usize> {
+        (from..self.data.len()).find(|&j| self.data[j].is_none() || self.beats[j].is_none())
+    }
+}
+
+/// Connects this process to every other, each connection opened by a handshake that proves
+/// the secret and exchanges claims ([`handshake`]). `listener`, if given, is this process's
+/// own (already bound) listening socket; otherwise its address is bound here.
+///
+/// Connections that are not a peer's (a scanner, a health check, a wrong secret, silence) are
+/// closed and the process goes on waiting; a peer whose claim differs from `claim` (another
+/// command, option or input) or that refused its arguments is an error naming it and what
+/// differs, reported once this process has met every peer (so that each of them learns it
+/// too) or the deadline has passed. Nothing of the run has started then.
+pub fn connect(peers: &Peers, listener: Option<TcpListener>, claim: &Claim) -> Result<Mesh, Error> {
+    let (n, me) = (peers.processes(), peers.index);
     let listener = match listener {
         Some(l) => l,
         None => TcpListener::bind(&peers.addresses[me])
@@ -84,97 +114,232 @@ pub fn connect(peers: &Peers, listener: Option<TcpListener>) -> Result<Mesh, Err
     };
     let patience = connect_deadline();
     let deadline = Instant::now() + patience;
-    let mut mesh =
-        Mesh { data: (0..n).map(|_| None).collect(), beats: (0..n).map(|_| None).collect() };
+    let quick = handshake::PATIENCE.min(patience);
+    // The listener answers from the start, while this process calls the others: a process
+    // waiting for its own lower peers still answers the higher ones at once.
+    let accepting = Accepting::start(listener, peers.secret.clone(), claim.clone(), quick)?;
+    let mut mesh = Mesh::new(n);
+    let mut verdict = Verdict::default();
     for j in 0..me {
         for channel in [DATA, BEATS] {
-            let stream = connect_until(&peers.addresses[j], deadline).map_err(|e| {
-                failed(format!("cannot reach {} within {}s: {e}", peers.name(j), secs(patience)))
-            })?;
-            hello(&stream, me as u32, channel)
-                .map_err(|e| failed(format!("{}: {e}", peers.name(j))))?;
-            place(&mut mesh, j, channel, stream);
+            let hello = Hello { channel, from: me as u32, to: j as u32, processes: n as u32 };
+            let (stream, theirs) = call_until(peers, j, hello, claim, (deadline, quick))?;
+            verdict.judge(peers, j, claim, &theirs);
+            mesh.place(j, channel, stream);
         }
     }
-    listener.set_nonblocking(true).map_err(|e| failed(format!("cannot listen: {e}")))?;
-    let mut expected = 2 * (n - 1 - me);
-    while expected > 0 {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                stream.set_nonblocking(false).map_err(|e| failed(e.to_string()))?;
-                stream.set_read_timeout(Some(patience)).map_err(|e| failed(e.to_string()))?;
-                let (from, channel) = read_hello(&stream)
-                    .map_err(|e| failed(format!("a connection that is not a grundy peer: {e}")))?;
-                if from as usize <= me || from as usize >= n {
-                    return Err(failed(format!("a peer calls itself process {from}")));
+    while let Some(first) = mesh.missing(me + 1) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match accepting.results.recv_timeout(left.min(Duration::from_millis(100))) {
+            Ok(Accepted::Peer { hello, claim: theirs, stream }) => {
+                let from = hello.from as usize;
+                if hello.to as usize != me
+                    || from <= me
+                    || from >= n
+                    || hello.processes as usize != n
+                {
+                    verdict.note(format!(
+                        "a process of this run calls itself process {} of {} and this one process \
+                         {}: the hosts files differ",
+                        hello.from, hello.processes, hello.to
+                    ));
+                    continue;
                 }
-                stream.set_read_timeout(None).map_err(|e| failed(e.to_string()))?;
-                place(&mut mesh, from as usize, channel, stream);
-                expected -= 1;
+                verdict.judge(peers, from, claim, &theirs);
+                mesh.place(from, hello.channel, stream);
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                if Instant::now() > deadline {
-                    let missing =
-                        (me + 1..n).find(|&j| mesh.data[j].is_none() || mesh.beats[j].is_none());
-                    let who = missing.map_or("a peer".to_string(), |j| peers.name(j));
-                    return Err(failed(format!(
-                        "{who} did not connect within {}s",
-                        secs(patience)
-                    )));
+            Ok(Accepted::Stranger { address, reason }) => verdict.stranger(address, reason),
+            Err(_) if Instant::now() >= deadline => {
+                accepting.stop();
+                if let Some(e) = verdict.difference {
+                    return Err(failed(e));
                 }
-                thread::sleep(Duration::from_millis(10));
+                return Err(failed(format!(
+                    "{} did not connect within {}s{}",
+                    peers.name(first),
+                    patience.as_secs(),
+                    verdict.strangers_seen()
+                )));
             }
-            Err(e) => return Err(failed(format!("cannot accept a peer: {e}"))),
+            Err(_) => {}
         }
+    }
+    accepting.stop();
+    if let Some(e) = verdict.difference {
+        return Err(failed(e));
+    }
+    for stream in mesh.data.iter().chain(&mesh.beats).flatten() {
+        let timeouts = stream.set_read_timeout(None).and(stream.set_write_timeout(None));
+        timeouts.map_err(|e| failed(format!("cannot set up a connection: {e}")))?;
     }
     Ok(mesh)
 }
 
-fn secs(d: Duration) -> u64 {
-    d.as_secs()
+fn failed(message: String) -> Error {
+    Error::Cluster { message }
 }
 
-fn place(mesh: &mut Mesh, peer: usize, channel: u8, stream: TcpStream) {
-    let _ = stream.set_nodelay(true);
-    if channel == DATA {
-        mesh.data[peer] = Some(stream);
-    } else {
-        mesh.beats[peer] = Some(stream);
+/// What the handshakes so far say of the run: the first difference found, and the
+/// connections that were not a peer's.
+#[derive(Default)]
+struct Verdict {
+    difference: Option<String>,
+    strangers: Vec<(String, String)>,
+}
+
+impl Verdict {
+    /// Compares a peer's claim with this process's own.
+    fn judge(&mut self, peers: &Peers, peer: usize, mine: &Claim, theirs: &Claim) {
+        let name = peers.name(peer);
+        match (mine, theirs) {
+            (_, Claim::Refused(why)) => self.note(format!("{name} refused to run: {why}")),
+            (Claim::Run(mine), Claim::Run(theirs)) => {
+                if let Some(what) = mine.difference(theirs) {
+                    self.note(format!("{name} does not run the same job: {what}"));
+                }
+            }
+            (Claim::Refused(_), Claim::Run(_)) => {}
+        }
     }
-}
 
-/// Connects to `address`, retrying until `deadline` (the peer may not be listening yet).
-fn connect_until(address: &str, deadline: Instant) -> io::Result<TcpStream> {
-    loop {
-        let attempt = address.to_socket_addrs().and_then(|mut addrs| {
-            let addr = addrs.next().ok_or_else(|| io::Error::other("no address"))?;
-            TcpStream::connect_timeout(&addr, Duration::from_secs(1))
-        });
-        match attempt {
-            Ok(stream) => return Ok(stream),
-            Err(e) if Instant::now() > deadline => return Err(e),
-            Err(_) => thread::sleep(Duration::from_millis(50)),
+    fn note(&mut self, difference: String) {
+        self.difference.get_or_insert(difference);
+    }
+
+    fn stranger(&mut self, address: String, reason: String) {
+        self.strangers.push((address, reason));
+    }
+
+    /// `; 2 connections refused meanwhile (the first, from 1.2.3.4:5: it sent no grundy
+    /// hello)`, or nothing.
+    fn strangers_seen(&self) -> String {
+        match self.strangers.first() {
+            None => String::new(),
+            Some((address, reason)) => format!(
+                "; {} connection{} refused meanwhile (the first, from {address}: it {reason})",
+                self.strangers.len(),
+                if self.strangers.len() == 1 { "" } else { "s" }
+            ),
         }
     }
 }
 
-fn hello(mut stream: &TcpStream, from: u32, channel: u8) -> io::Result<()> {
-    let mut message = [0u8; 9];
-    message[..4].copy_from_slice(&MAGIC.to_le_bytes());
-    message[4..8].copy_from_slice(&from.to_le_bytes());
-    message[8] = channel;
-    stream.write_all(&message)
+/// Calls process `j` until its handshake succeeds or `deadline` passes (the peer may not be
+/// listening yet); a listener without the run's secret ends it at once.
+fn call_until(
+    peers: &Peers,
+    j: usize,
+    hello: Hello,
+    claim: &Claim,
+    (deadline, quick): (Instant, Duration),
+) -> Result<(TcpStream, Claim), Error> {
+    let address = &peers.addresses[j];
+    loop {
+        let attempt = connect_once(address, quick).map_err(|e| CallError::Retry(e.to_string()));
+        let called = attempt.and_then(|stream| {
+            handshake::call(&stream, hello, &peers.secret, claim).map(|theirs| (stream, theirs))
+        });
+        match called {
+            Ok(done) => return Ok(done),
+            Err(CallError::Fatal(why)) => return Err(failed(format!("{}: {why}", peers.name(j)))),
+            Err(CallError::Retry(why)) if Instant::now() > deadline => {
+                let patience = connect_deadline().as_secs();
+                return Err(failed(format!(
+                    "cannot reach {} within {patience}s: {why}",
+                    peers.name(j)
+                )));
+            }
+            Err(CallError::Retry(_)) => thread::sleep(Duration::from_millis(50)),
+        }
+    }
 }
 
-fn read_hello(mut stream: &TcpStream) -> io::Result<(u32, u8)> {
-    let mut message = [0u8; 9];
-    stream.read_exact(&mut message)?;
-    let word =
-        |i: usize| u32::from_le_bytes([message[i], message[i + 1], message[i + 2], message[i + 3]]);
-    if word(0) != MAGIC || message[8] > BEATS {
-        return Err(io::Error::other("wrong handshake"));
+/// One connection to `address`, with `quick` as its timeouts until the handshake is over.
+fn connect_once(address: &str, quick: Duration) -> io::Result<TcpStream> {
+    let mut addrs = address.to_socket_addrs()?;
+    let addr = addrs.next().ok_or_else(|| io::Error::other("no address"))?;
+    let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
+    stream.set_read_timeout(Some(quick))?;
+    stream.set_write_timeout(Some(quick))?;
+    Ok(stream)
+}
+
+/// What one accepted connection's handshake came to.
+enum Accepted {
+    /// A process of the run (it proved the secret) and its claim.
+    Peer { hello: Hello, claim: Claim, stream: TcpStream },
+    /// Not a peer: closed.
+    Stranger { address: String, reason: String },
+}
+
+/// The listener's thread: every accepted connection's handshake runs on a thread of its own,
+/// with its own deadline, so a silent connection holds nothing but that thread.
+struct Accepting {
+    results: mpsc::Receiver<Accepted>,
+    stop: Arc<AtomicBool>,
+    thread: thread::JoinHandle<()>,
+}
+
+impl Accepting {
+    fn start(
+        listener: TcpListener,
+        secret: Secret,
+        claim: Claim,
+        quick: Duration,
+    ) -> Result<Accepting, Error> {
+        listener.set_nonblocking(true).map_err(|e| failed(format!("cannot listen: {e}")))?;
+        let (send, results) = mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let busy = Arc::new(AtomicUsize::new(0));
+        let thread = thread::Builder::new()
+            .name("grundy:accept".into())
+            .spawn(move || {
+                while !stopped.load(Ordering::Relaxed) {
+                    match listener.accept() {
+                        Ok((stream, address)) if busy.load(Ordering::Relaxed) < HANDSHAKES => {
+                            let (send, secret, claim) =
+                                (send.clone(), secret.clone(), claim.clone());
+                            let busy = Arc::clone(&busy);
+                            busy.fetch_add(1, Ordering::Relaxed);
+                            let _ = thread::Builder::new().name("grundy:handshake".into()).spawn(
+                                move || {
+                                    let result = welcome(stream, &secret, &claim, quick);
+                                    let _ = send.send(result.unwrap_or_else(|reason| {
+                                        Accepted::Stranger { address: address.to_string(), reason }
+                                    }));
+                                    busy.fetch_sub(1, Ordering::Relaxed);
+                                },
+                            );
+                        }
+                        Ok(_) => {}
+                        Err(_) => thread::sleep(Duration::from_millis(5)),
+                    }
+                }
+            })
+            .map_err(|e| failed(format!("cannot listen: {e}")))?;
+        Ok(Accepting { results, stop, thread })
     }
-    Ok((word(4), message[8]))
+
+    /// Stops accepting: the listening socket is closed, later connections are refused.
+    fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+    }
+}
+
+/// The listener's side of one connection's handshake.
+fn welcome(
+    stream: TcpStream,
+    secret: &Secret,
+    claim: &Claim,
+    quick: Duration,
+) -> Result<Accepted, String> {
+    stream.set_nonblocking(false).map_err(|e| e.to_string())?;
+    stream.set_read_timeout(Some(quick)).map_err(|e| e.to_string())?;
+    stream.set_write_timeout(Some(quick)).map_err(|e| e.to_string())?;
+    let (hello, claim) = handshake::answer(&stream, secret, claim)?;
+    Ok(Accepted::Peer { hello, claim, stream })
 }
 
 /// The heartbeats of this process: started by [`watch`], ended by [`Watch::goodbye`].

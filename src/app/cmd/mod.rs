@@ -88,7 +88,8 @@ pub fn check_loopy(
                 .into(),
         ));
     }
-    if loopy && (cluster.processes.is_some() || cluster.hosts.is_some()) {
+    if loopy && (cluster.processes.is_some() || cluster.hosts.is_some() || cluster.peers.is_some())
+    {
         return Err(Error::Usage("--loopy runs on one process: no cluster for it yet".into()));
     }
     Ok(())

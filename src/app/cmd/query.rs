@@ -11,6 +11,23 @@ use crate::app::config::{self, Config};
 
 /// Runs `grundy query` with the user's arguments.
 pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
+    #[cfg(feature = "cluster")]
+    if let Some(plan) = crate::app::cluster::plan(&args.cluster)? {
+        return crate::app::cluster::run(plan, |writes| on_cluster(args, config, writes));
+    }
+    let format = check(args)?;
+    let progress = Progress::new(config.progress);
+    let graph_input = Input::open(Some(&args.graph))?;
+    let queries_input = Input::open(args.queries.as_deref())?;
+    let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
+    let how = (config.exec, format, args.loopy);
+    exec::query(&graph_input, &queries_input, how, &mut out, &progress)?;
+    progress.finish();
+    out.finish()
+}
+
+/// The input format, once the arguments are checked.
+fn check(args: &QueryArgs) -> Result<grundy::Format, Error> {
     let format = config::format(&args.format)?;
     let is_stdin = |p: Option<&std::path::Path>| p.is_none_or(|p| p.as_os_str() == "-");
     if is_stdin(Some(&args.graph)) && is_stdin(args.queries.as_deref()) {
@@ -26,49 +43,38 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
         )));
     }
     super::check_loopy(args.loopy, format, &args.cluster)?;
-    let output = args.output.as_deref();
     crate::app::cmd::refuse_clobbering(
         &[("GRAPH", Some(&args.graph)), ("QUERIES", queries)],
-        &[("-o", output)],
+        &[("-o", args.output.as_deref())],
     )?;
-    #[cfg(feature = "cluster")]
-    if let Some(place) = crate::app::cluster::place(&args.cluster)? {
-        return on_cluster(args, config, format, place);
-    }
-    let progress = Progress::new(config.progress);
-    let graph_input = Input::open(Some(&args.graph))?;
-    let queries_input = Input::open(queries)?;
-    let mut out = Sink::open_beside(output, &progress)?;
-    let how = (config.exec, format, args.loopy);
-    exec::query(&graph_input, &queries_input, how, &mut out, &progress)?;
-    progress.finish();
-    out.finish()
+    Ok(format)
 }
 
 /// `query` across the processes of a cluster: process 0 writes the rows; an input error or a
 /// cycle is answered by process 0 alone, as without a cluster.
 #[cfg(feature = "cluster")]
-fn on_cluster(
+fn on_cluster<'a>(
     args: &QueryArgs,
-    config: &Config,
-    format: grundy::Format,
-    place: crate::app::cluster::Place,
-) -> Result<(), Error> {
-    use crate::app::cluster::{self, Stream};
+    config: &'a Config,
+    writes: bool,
+) -> Result<crate::app::cluster::Prepared<'a>, Error> {
+    use crate::app::cluster::{self, Prepared, Stream};
     use grundy::report::{Rows, QUERY_HEADER};
     use std::sync::Arc;
+    let format = check(args)?;
     let named = [("GRAPH", Some(args.graph.as_path())), ("QUERIES", args.queries.as_deref())];
     let inputs = cluster::open_inputs(format, &named)?;
-    let (graph, queries) = (&inputs[0], &inputs[1]);
+    let (graph, queries) = (Arc::clone(&inputs[0]), Arc::clone(&inputs[1]));
     let mut streams = Vec::new();
-    if place.writes() {
+    if writes {
         let sink = Sink::open(args.output.as_deref())?;
         streams.push(Stream::new(sink, Rows::header(QUERY_HEADER)));
     }
     let job =
-        grundy::cluster::Job::Query { graph: Arc::clone(graph), queries: Arc::clone(queries) };
-    cluster::drive(place, job, streams, |sinks| {
+        grundy::cluster::Job::Query { graph: Arc::clone(&graph), queries: Arc::clone(&queries) };
+    let alone = Box::new(move |sinks: &mut [Sink]| {
         let progress = Progress::new(false);
-        exec::query(graph, queries, (config.exec, format, false), &mut sinks[0], &progress)
-    })
+        exec::query(&graph, &queries, (config.exec, format, false), &mut sinks[0], &progress)
+    });
+    Ok(Prepared { job, streams, alone })
 }

@@ -15,6 +15,24 @@ use crate::app::config::{self, Config};
 
 /// Runs `grundy solve` with the user's arguments.
 pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
+    #[cfg(feature = "cluster")]
+    if let Some(plan) = crate::app::cluster::plan(&args.cluster)? {
+        return crate::app::cluster::run(plan, |writes| on_cluster(args, config, writes));
+    }
+    let format = check(args)?;
+    let progress = Progress::new(config.progress);
+    let input = Input::open(args.file.as_deref())?;
+    let mut report = args.report.as_deref().map(|p| Sink::open(Some(p))).transpose()?;
+    let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
+    let how = (config.exec, format, args.loopy);
+    exec::solve(&input, how, &mut out, report.as_mut(), &progress)?;
+    progress.finish();
+    out.finish()?;
+    report.map_or(Ok(()), Sink::finish)
+}
+
+/// The input format, once the arguments are checked.
+fn check(args: &SolveArgs) -> Result<grundy::Format, Error> {
     let format = config::format(&args.format)?;
     if !format.has_queries() {
         return Err(Error::Usage(
@@ -31,53 +49,41 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
         ));
     }
     super::check_loopy(args.loopy, format, &args.cluster)?;
-    let report_path = args.report.as_deref();
     crate::app::cmd::refuse_clobbering(
         &[("FILE", args.file.as_deref())],
-        &[("-o", args.output.as_deref()), ("--report", report_path)],
+        &[("-o", args.output.as_deref()), ("--report", args.report.as_deref())],
     )?;
-    #[cfg(feature = "cluster")]
-    if let Some(place) = crate::app::cluster::place(&args.cluster)? {
-        return on_cluster(args, config, format, place);
-    }
-    let progress = Progress::new(config.progress);
-    let input = Input::open(args.file.as_deref())?;
-    let mut report = report_path.map(|p| Sink::open(Some(p))).transpose()?;
-    let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    let how = (config.exec, format, args.loopy);
-    exec::solve(&input, how, &mut out, report.as_mut(), &progress)?;
-    progress.finish();
-    out.finish()?;
-    report.map_or(Ok(()), Sink::finish)
+    Ok(format)
 }
 
 /// `solve` across the processes of a cluster: process 0 writes the lines and the report; an
 /// input error or a cycle is answered by process 0 alone, as without a cluster.
 #[cfg(feature = "cluster")]
-fn on_cluster(
+fn on_cluster<'a>(
     args: &SolveArgs,
-    config: &Config,
-    format: grundy::Format,
-    place: crate::app::cluster::Place,
-) -> Result<(), Error> {
-    use crate::app::cluster::{self, Stream};
+    config: &'a Config,
+    writes: bool,
+) -> Result<crate::app::cluster::Prepared<'a>, Error> {
+    use crate::app::cluster::{self, Prepared, Stream};
     use grundy::report::{Rows, SOLVE_HEADER};
+    use std::sync::Arc;
+    let format = check(args)?;
     let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
-    let input = &inputs[0];
+    let input = Arc::clone(&inputs[0]);
     let mut streams = Vec::new();
-    if place.writes() {
+    if writes {
         streams.push(Stream::new(Sink::open(args.output.as_deref())?, Vec::new()));
         if let Some(report) = args.report.as_deref() {
             streams.push(Stream::new(Sink::open(Some(report))?, Rows::header(SOLVE_HEADER)));
         }
     }
-    let job = grundy::cluster::Job::Solve {
-        input: std::sync::Arc::clone(input),
-        report: args.report.is_some(),
-    };
-    cluster::drive(place, job, streams, |sinks| {
+    let job =
+        grundy::cluster::Job::Solve { input: Arc::clone(&input), report: args.report.is_some() };
+    let alone = Box::new(move |sinks: &mut [Sink]| {
         let (out, report) = sinks.split_at_mut(1);
         let progress = Progress::new(false);
-        exec::solve(input, (config.exec, format, false), &mut out[0], report.first_mut(), &progress)
-    })
+        let how = (config.exec, format, false);
+        exec::solve(&input, how, &mut out[0], report.first_mut(), &progress)
+    });
+    Ok(Prepared { job, streams, alone })
 }

@@ -20,17 +20,14 @@ const PIECES_PER_BATCH: usize = 64;
 
 /// Runs `grundy values` with the user's arguments.
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
-    let format = config::format(&args.format)?;
-    let output = args.output.as_deref();
-    super::check_loopy(args.loopy, format, &args.cluster)?;
-    crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     #[cfg(feature = "cluster")]
-    if let Some(place) = crate::app::cluster::place(&args.cluster)? {
-        return on_cluster(args, config, format, place);
+    if let Some(plan) = crate::app::cluster::plan(&args.cluster)? {
+        return crate::app::cluster::run(plan, |writes| on_cluster(args, config, writes));
     }
+    let format = check(args)?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
-    let mut out = Sink::open_beside(output, &progress)?;
+    let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     alone(&input, (config, format, args.loopy), &mut out, &progress)?;
     progress.finish();
     out.finish()
@@ -63,26 +60,37 @@ fn alone(
     Ok(())
 }
 
+/// The input format, once the arguments are checked.
+fn check(args: &ValuesArgs) -> Result<grundy::Format, Error> {
+    let format = config::format(&args.format)?;
+    super::check_loopy(args.loopy, format, &args.cluster)?;
+    let output = args.output.as_deref();
+    crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
+    Ok(format)
+}
+
 /// `values` across the processes of a cluster: process 0 writes the rows; an input error or a
 /// cycle is answered by process 0 alone, as without a cluster.
 #[cfg(feature = "cluster")]
-fn on_cluster(
+fn on_cluster<'a>(
     args: &ValuesArgs,
-    config: &Config,
-    format: grundy::Format,
-    place: crate::app::cluster::Place,
-) -> Result<(), Error> {
-    use crate::app::cluster::{self, Stream};
+    config: &'a Config,
+    writes: bool,
+) -> Result<crate::app::cluster::Prepared<'a>, Error> {
+    use crate::app::cluster::{self, Prepared, Stream};
+    use std::sync::Arc;
+    let format = check(args)?;
     let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
-    let input = &inputs[0];
+    let input = Arc::clone(&inputs[0]);
     let mut streams = Vec::new();
-    if place.writes() {
+    if writes {
         streams.push(Stream::new(Sink::open(args.output.as_deref())?, Rows::header(VALUES_HEADER)));
     }
-    let job = grundy::cluster::Job::Values(std::sync::Arc::clone(input));
-    cluster::drive(place, job, streams, |sinks| {
-        alone(input, (config, format, false), &mut sinks[0], &Progress::new(false))
-    })
+    let job = grundy::cluster::Job::Values(Arc::clone(&input));
+    let alone = Box::new(move |sinks: &mut [Sink]| {
+        alone(&input, (config, format, false), &mut sinks[0], &Progress::new(false))
+    });
+    Ok(Prepared { job, streams, alone })
 }
 
 /// Writes the `--loopy` rows of one case, in node order.
