@@ -35,6 +35,16 @@ pub enum Error {
         /// What was expected and what was found.
         message: String,
     },
+    /// `solve --check`: the answers differ from the expected output at a line.
+    #[error("{path}:{line}: {message}")]
+    Differs {
+        /// The expected output's file.
+        path: String,
+        /// 1-based line of the expected output.
+        line: usize,
+        /// How they differ, with both lines.
+        message: String,
+    },
     /// A case's graph has a cycle, so it is not a game that must end.
     #[error("{path}: case {case}: cycle {} (cycles are allowed with --loopy)", format_cycle(.cycle))]
     Cycle {

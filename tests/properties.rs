@@ -4,6 +4,7 @@
 //! wins, and `values` then `query` agree with `solve`.
 
 use grundy::exec::{self, Exec};
+use grundy::report::Columns;
 use grundy::Format;
 use grundy::Input;
 use proptest::prelude::*;
@@ -216,7 +217,7 @@ proptest! {
         let queries = Input::from_bytes("<queries>", game.query_file().into_bytes());
         let mut out = Vec::new();
         in_pool(2, || {
-            exec::query(&input, &queries, (exec_of(2), Format::Chess, false), &mut out, &())
+            exec::query(&input, &queries, (exec_of(2), Format::Chess, false), &Columns::query(), &mut out, &())
         }).unwrap();
         let results: String = String::from_utf8(out).unwrap().lines().skip(1)
             .map(|row| format!("{}\n", row.split(',').nth(3).unwrap())).collect();

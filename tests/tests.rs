@@ -1,6 +1,7 @@
 //! Integration tests: they drive the real `grundy` binary on files and stdin. All modules
 //! link into one test binary.
 
+mod check_columns;
 #[cfg(feature = "cluster")]
 mod cluster;
 #[cfg(feature = "cluster")]

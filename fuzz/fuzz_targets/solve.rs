@@ -8,6 +8,7 @@
 
 use grundy::Format;
 use grundy::exec::{self, Exec};
+use grundy::report::Columns;
 use grundy::Input;
 use std::sync::OnceLock;
 
@@ -24,7 +25,7 @@ fn solve_with(input: &Input, exec: Exec, (format, loopy): (Format, bool)) -> Out
 
 fn query_with(graph: &Input, queries: &Input, exec: Exec, how: (Format, bool)) -> Outcome {
     let mut out = Vec::new();
-    let result = exec::query(graph, queries, (exec, how.0, how.1), &mut out, &());
+    let result = exec::query(graph, queries, (exec, how.0, how.1), &Columns::query(), &mut out, &());
     (out, Vec::new(), result.err().map(|e| e.to_string()))
 }
 

@@ -160,6 +160,11 @@ pub struct SolveArgs {
     /// Output file for the WIN/LOSE lines (written whole or not at all); default stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Compare the WIN/LOSE lines with a judge's expected output instead of printing them:
+    /// exit 0 when every line is the same (trailing spaces and blank lines at the end
+    /// ignored), else 1 naming the first line that differs, with both lines.
+    #[arg(long, value_name = "EXPECTED", conflicts_with = "output")]
+    pub check: Option<PathBuf>,
 }
 
 /// Where the processes of a cluster run (`values`, `solve`, `query`).
@@ -233,6 +238,10 @@ pub struct QueryArgs {
     /// query,positions,nim_sum,result,move_from,move_to.
     #[arg(long, short = 'o', value_name = "CSV")]
     pub output: Option<PathBuf>,
+    /// The columns to write, comma-separated, in the order given (e.g. `result` or
+    /// `query,result`); without move_from and move_to no winning move is searched for.
+    #[arg(long, value_name = "LIST")]
+    pub columns: Option<String>,
 }
 
 /// Arguments of `grundy stats`.

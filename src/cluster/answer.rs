@@ -8,6 +8,7 @@ use super::settle::Owners;
 use super::shard::Shard;
 use super::Msg;
 use crate::answer::Outcome;
+use crate::report::{push_row, Columns, QueryRow};
 
 /// What a worker's queries come to: judge lines and report rows, in query order.
 #[derive(Debug, Default)]
@@ -28,17 +29,6 @@ pub struct Graph<'a> {
     pub values: &'a [u32],
 }
 
-/// How the rows are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rows {
-    /// No rows (`solve` without `--report`).
-    None,
-    /// `case,query,...` (`solve --report`).
-    WithCase,
-    /// `query,...` (`query`).
-    WithoutCase,
-}
-
 /// Answers this worker's queries in `range` of `queries` against `graph`; every worker takes
 /// part in every round, with an empty range or not.
 pub fn answer(
@@ -46,7 +36,7 @@ pub fn answer(
     queries: &Shard,
     range: std::ops::Range<usize>,
     graph: &Graph,
-    rows: Rows,
+    rows: Option<&Columns>,
 ) -> Answers {
     let peers = bsp.peers();
     let owners = graph.owners;
@@ -83,14 +73,14 @@ pub fn answer(
     for &x in &nim_sums {
         answers.lines.extend_from_slice(Outcome::of_nim_sum(x).line());
     }
-    if rows == Rows::None {
-        return answers;
-    }
+    let Some(columns) = rows else { return answers };
     // The winning moves: the first token whose value can drop to its value XOR the nim-sum,
     // moved by its owner to its first out-position of that value.
+    // Every worker has the same columns (they are part of the run's identity), so all of them
+    // skip these rounds together when no column shows the move.
     let mut movers: Vec<Option<(u64, usize, usize)>> = vec![None; count];
     let mut move_asks = vec![Vec::new(); peers];
-    for (i, values) in token_values.iter().enumerate() {
+    for (i, values) in token_values.iter().enumerate().filter(|_| columns.wants_move()) {
         let x = nim_sums[i];
         if let Some((p, v)) = tokens(i).zip(values.iter()).find(|&(_, &v)| v ^ x < v) {
             let owner = owners.of(p);
@@ -98,21 +88,17 @@ pub fn answer(
             move_asks[owner].push((p, v ^ x));
         }
     }
-    let targets = winning_moves(bsp, graph, move_asks);
+    let targets =
+        if columns.wants_move() { winning_moves(bsp, graph, move_asks) } else { Vec::new() };
     for (i, mover) in movers.into_iter().enumerate() {
         let q = queries.query(first + i);
         let winning =
             mover.map(|(p, owner, k)| ((p - q.base) as u32, [(targets[owner][k] - q.base) as u32]));
         let winning = winning.as_ref().map(|(from, to)| (*from, &to[..]));
-        let case = (rows == Rows::WithCase).then_some(q.case);
-        crate::report::push_row(
-            &mut answers.rows,
-            case,
-            q.number,
-            q.positions,
-            (nim_sums[i], crate::answer::Outcome::of_nim_sum(nim_sums[i])),
-            winning,
-        );
+        let (nim_sum, positions) = (nim_sums[i], q.positions);
+        let outcome = Outcome::of_nim_sum(nim_sum);
+        let row = QueryRow { case: q.case, number: q.number, positions, nim_sum, outcome, winning };
+        push_row(&mut answers.rows, columns, &row);
     }
     answers
 }

@@ -33,7 +33,7 @@ use timely::communication::initialize::Hooks;
 
 use crate::error::Error;
 use crate::io::input::Input;
-use crate::report::Rows;
+use crate::report::{Columns, Rows};
 use bsp::Bsp;
 use identity::{Claim, Identity};
 use net::Peers;
@@ -148,6 +148,8 @@ pub enum Job {
         graph: Arc<Input>,
         /// The file of queries.
         queries: Arc<Input>,
+        /// The rows' columns.
+        columns: Columns,
     },
 }
 
@@ -171,9 +173,10 @@ impl Job {
             .with("the grundy version", env!("CARGO_PKG_VERSION"));
         match self {
             Job::Values(input) | Job::Solve { input, .. } => identity.input("FILE", input),
-            Job::Query { graph, queries } => {
-                identity.input("GRAPH", graph).input("QUERIES", queries)
-            }
+            Job::Query { graph, queries, columns } => identity
+                .with("--columns", columns.names())
+                .input("GRAPH", graph)
+                .input("QUERIES", queries),
         }
     }
 }
@@ -299,19 +302,20 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
             });
         }
         Job::Solve { report, .. } => {
-            let rows = if *report { answer::Rows::WithCase } else { answer::Rows::None };
+            let columns = Columns::solve();
+            let rows = report.then_some(&columns);
             out.in_turns(bsp, &read.queries, QUERIES_PER_PIECE, |bsp, range| {
                 let answers = answer::answer(bsp, shard, range, &graph, rows);
                 (answers.lines, answers.rows)
             });
         }
-        Job::Query { queries, .. } => {
+        Job::Query { queries, columns, .. } => {
             let entry = Entry::queries(cases[0].nodes);
             let Some(mine) = read_shard(bsp, queries, entry, Mode::Queries) else {
                 return Run::Alone;
             };
             out.in_turns(bsp, &mine.queries, QUERIES_PER_PIECE, |bsp, range| {
-                let rows = answer::Rows::WithoutCase;
+                let rows = Some(columns);
                 (answer::answer(bsp, &mine.shard, range, &graph, rows).rows, Vec::new())
             });
         }

@@ -8,19 +8,20 @@ use crate::io::sink::{stop_if_all_closed, Put};
 use crate::meter::Meter;
 use crate::parse::chess::ChessReader;
 use crate::parse::format::Format;
-use crate::report::{self, Rows, QUERY_HEADER};
+use crate::report::{self, Columns};
 
 /// Answers the queries of `queries_input` against the first case of `graph_input`, as CSV
-/// rows (with a header) to `out`. The engine of `grundy query`, apart from files and terminals.
-/// With `loopy`, the graph may have cycles and a query may be a DRAW.
+/// rows of `columns` (with a header) to `out`. The engine of `grundy query`, apart from files
+/// and terminals. With `loopy`, the graph may have cycles and a query may be a DRAW.
 pub fn query(
     graph_input: &Input,
     queries_input: &Input,
     (exec, format, loopy): (Exec, Format, bool),
+    columns: &Columns,
     out: &mut impl Put,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    out.put(&Rows::header(QUERY_HEADER))?;
+    out.put(&columns.header())?;
     let mut graphs = CaseReader::new(graph_input, exec, format, meter);
     let case = if loopy {
         graphs.next_loopy_case()?.map(|c| (c.graph, c.values))
@@ -35,10 +36,11 @@ pub fn query(
     let (graph, values) = (&graph, &values);
     let answered = reader.queries(
         |number, positions, bufs| {
+            let (at, game) = ((1, number), (graph, values));
             if loopy {
-                report::push_loopy_row(&mut bufs.main, (None, number), positions, graph, values);
+                report::push_loopy_row(&mut bufs.main, columns, at, positions, game);
             } else {
-                report::push_query_row(&mut bufs.main, None, number, positions, graph, values);
+                report::push_query_row(&mut bufs.main, columns, at, positions, game);
             }
         },
         |bufs| {

@@ -11,7 +11,7 @@ use crate::io::input::Input;
 use crate::io::sink::{stop_if_all_closed, Put};
 use crate::meter::Meter;
 use crate::parse::format::Format;
-use crate::report::{self, Rows, SOLVE_HEADER};
+use crate::report::{self, Columns};
 
 /// Answers every query of `input`: verdict lines to `out`, and report rows (with a header) to
 /// `report` if given; with `loopy`, cycles are allowed and a query may be a DRAW. The engine of
@@ -23,8 +23,9 @@ pub fn solve(
     mut report: Option<&mut impl Put>,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
+    let columns = Columns::solve();
     if let Some(report) = &mut report {
-        report.put(&Rows::header(SOLVE_HEADER))?;
+        report.put(&columns.header())?;
     }
     let with_report = report.is_some();
     let mut reader = CaseReader::new(input, exec, format, meter);
@@ -34,10 +35,9 @@ pub fn solve(
             let Some(case) = reader.next_loopy_case()? else { break };
             let answer = |number: u64, positions: &[u32], bufs: &mut answer::Bufs| {
                 if with_report {
-                    let (graph, values) = (&case.graph, &case.values);
-                    let at = (Some(case.case), number);
+                    let (at, game) = ((case.case, number), (&case.graph, &case.values));
                     let outcome =
-                        report::push_loopy_row(&mut bufs.report, at, positions, graph, values);
+                        report::push_loopy_row(&mut bufs.report, &columns, at, positions, game);
                     bufs.main.extend_from_slice(outcome.line());
                 } else {
                     let answer =
@@ -55,16 +55,8 @@ pub fn solve(
                 let outcome = match &table {
                     Some(table) => Outcome::of_nim_sum(table.nim_sum(positions)),
                     None => {
-                        let (graph, values) = (&case.graph, &case.values);
-                        let report = &mut bufs.report;
-                        report::push_query_row(
-                            report,
-                            Some(case.case),
-                            number,
-                            positions,
-                            graph,
-                            values,
-                        )
+                        let (at, game) = ((case.case, number), (&case.graph, &case.values));
+                        report::push_query_row(&mut bufs.report, &columns, at, positions, game)
                     }
                 };
                 bufs.main.extend_from_slice(outcome.line());

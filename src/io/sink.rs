@@ -10,6 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+use crate::io::input::Input;
 use crate::io::progress::Progress;
 
 /// Name used for standard output in messages.
@@ -73,6 +74,9 @@ enum Kind {
     /// A path that is not a regular file (`/dev/null`, a FIFO): written in place, since
     /// renaming a file over it would replace the device or pipe itself.
     Special(BufWriter<std::fs::File>),
+    /// No output: every line is compared with the next line of an expected output
+    /// (`solve --check`).
+    Check(Checker),
     /// A temporary file to be renamed to `target` on success.
     File {
         /// The temporary file, buffered.
@@ -144,6 +148,17 @@ impl Sink {
         Ok(sink(Kind::File { temp, target: p.to_path_buf() }))
     }
 
+    /// A sink that writes nothing and compares every line with the next line of `expected`,
+    /// failing at the first that differs ([`Error::Differs`]); [`Sink::finish`] fails if
+    /// `expected` has lines left. Lines are equal when they are equal without their trailing
+    /// spaces, tabs and carriage returns (as judges compare), and blank lines at the end of
+    /// `expected` are ignored.
+    pub fn check(expected: Input) -> Sink {
+        let name = expected.name().to_string();
+        let checker = Checker { expected, at: 0, line: 1, pending: Vec::new() };
+        Sink { kind: Kind::Check(checker), name, closed: false }
+    }
+
     /// Standard output; writes clear `progress`'s bar first when given.
     pub fn stdout(progress: Option<&Progress>) -> Sink {
         let out = Terminal { out: io::stdout().lock(), bar: progress.and_then(Progress::handle) };
@@ -175,6 +190,9 @@ impl Sink {
         if self.closed {
             return Ok(());
         }
+        if let Kind::Check(checker) = &mut self.kind {
+            return checker.compare(bytes);
+        }
         let result = self.write_all(bytes);
         self.settle(result)
     }
@@ -183,6 +201,7 @@ impl Sink {
     pub fn finish(mut self) -> Result<(), Error> {
         let name = self.name.clone();
         match self.kind {
+            Kind::Check(mut checker) => checker.end(),
             Kind::Stdout(_) | Kind::Special(_) => {
                 if self.closed {
                     return Ok(());
@@ -239,6 +258,7 @@ fn without_path(e: io::Error) -> io::Error {
 impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.kind {
+            Kind::Check(_) => Ok(buf.len()),
             Kind::Stdout(out) => out.write(buf),
             Kind::Special(file) => file.write(buf),
             Kind::File { temp, .. } => temp.write(buf),
@@ -247,6 +267,7 @@ impl Write for Sink {
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut self.kind {
+            Kind::Check(_) => Ok(()),
             Kind::Stdout(out) => out.write_all(buf),
             Kind::Special(file) => file.write_all(buf),
             Kind::File { temp, .. } => temp.write_all(buf),
@@ -255,9 +276,140 @@ impl Write for Sink {
 
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.kind {
+            Kind::Check(_) => Ok(()),
             Kind::Stdout(out) => out.flush(),
             Kind::Special(file) => file.flush(),
             Kind::File { temp, .. } => temp.flush(),
         }
+    }
+}
+
+/// The state of `solve --check`: the expected output, where its next line starts, that line's
+/// number, and the bytes of an answer line not yet complete.
+struct Checker {
+    expected: Input,
+    at: usize,
+    line: usize,
+    pending: Vec<u8>,
+}
+
+/// Characters of a line shown in a message: a line longer than this is cut, marked `...`.
+const SHOWN: usize = 80;
+
+impl Checker {
+    /// Compares every complete line of `bytes` (and of what was pending) with the expected
+    /// ones.
+    fn compare(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.pending.extend_from_slice(bytes);
+        let pending = std::mem::take(&mut self.pending);
+        let mut rest = &pending[..];
+        while let Some(end) = memchr_newline(rest) {
+            self.compare_line(&rest[..end])?;
+            rest = &rest[end + 1..];
+        }
+        self.pending = rest.to_vec();
+        Ok(())
+    }
+
+    fn compare_line(&mut self, answer: &[u8]) -> Result<(), Error> {
+        let bytes = self.expected.bytes();
+        if self.at >= bytes.len() {
+            let message =
+                format!("the file ends here, but the answers go on with {}", shown(answer));
+            return Err(self.differs(message));
+        }
+        let end = memchr_newline(&bytes[self.at..]).map_or(bytes.len(), |e| self.at + e);
+        let expected = &bytes[self.at..end];
+        if trimmed(expected) != trimmed(answer) {
+            let message =
+                format!("the answer is {} where the file has {}", shown(answer), shown(expected));
+            return Err(self.differs(message));
+        }
+        self.at = end + 1;
+        self.line += 1;
+        Ok(())
+    }
+
+    /// The last answer line (without a newline), then nothing but blank lines may be left.
+    fn end(&mut self) -> Result<(), Error> {
+        if !self.pending.is_empty() {
+            let last = std::mem::take(&mut self.pending);
+            self.compare_line(&last)?;
+        }
+        let bytes = self.expected.bytes();
+        let rest = &bytes[self.at.min(bytes.len())..];
+        match rest.split(|&b| b == b'\n').find(|l| !trimmed(l).is_empty()) {
+            None => Ok(()),
+            Some(left) => {
+                let blank = rest.split(|&b| b == b'\n').take_while(|l| trimmed(l).is_empty());
+                self.line += blank.count();
+                let message =
+                    format!("the answers end here, but the file goes on with {}", shown(left));
+                Err(self.differs(message))
+            }
+        }
+    }
+
+    fn differs(&self, message: String) -> Error {
+        Error::Differs { path: self.expected.name().to_string(), line: self.line, message }
+    }
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+/// A line without its trailing spaces, tabs and carriage returns.
+fn trimmed(line: &[u8]) -> &[u8] {
+    let keep = line.iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'\r')).map_or(0, |i| i + 1);
+    &line[..keep]
+}
+
+/// A line as a message shows it: quoted, cut after [`SHOWN`] characters.
+fn shown(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(trimmed(line));
+    let cut: String = text.chars().take(SHOWN).collect();
+    let more = if cut.len() < text.len() { "..." } else { "" };
+    format!("`{cut}{more}`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(expected: &[u8], answers: &[&[u8]]) -> Result<(), String> {
+        let mut sink = Sink::check(Input::from_bytes("want.txt", expected.to_vec()));
+        for piece in answers {
+            sink.put(piece).map_err(|e| e.to_string())?;
+        }
+        sink.finish().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn answers_are_checked_line_by_line_as_judges_compare() {
+        assert_eq!(check(b"WIN\nLOSE\n", &[b"WIN\nLO", b"SE\n"]), Ok(()));
+        assert_eq!(check(b"WIN \r\nLOSE", &[b"WIN\nLOSE\n"]), Ok(()), "trailing blanks");
+        assert_eq!(check(b"WIN\n\n\n", &[b"WIN\n"]), Ok(()), "blank lines at the end");
+        assert_eq!(check(b"", &[]), Ok(()));
+        assert_eq!(
+            check(b"WIN\nLOSE\nWIN\n", &[b"WIN\nWIN\nWIN\n"]),
+            Err("want.txt:2: the answer is `WIN` where the file has `LOSE`".into())
+        );
+        assert_eq!(
+            check(b"WIN\n", &[b"WIN\nLOSE\n"]),
+            Err("want.txt:2: the file ends here, but the answers go on with `LOSE`".into())
+        );
+        assert_eq!(
+            check(b"WIN\n\nLOSE\n", &[b"WIN\n"]),
+            Err("want.txt:3: the answers end here, but the file goes on with `LOSE`".into())
+        );
+        assert_eq!(
+            check(b" WIN\n", &[b"WIN\n"]),
+            Err("want.txt:1: the answer is `WIN` where the file has ` WIN`".into()),
+            "leading spaces count"
+        );
+        let long = [b'x'; 200];
+        let message = check(&long, &[b"y\n"]).unwrap_err();
+        assert!(message.ends_with(&format!("`{}...`", "x".repeat(80))), "{message}");
     }
 }

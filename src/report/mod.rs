@@ -7,21 +7,17 @@
 use crate::answer::{self, Outcome};
 use crate::eval::Values;
 
+pub mod columns;
 pub mod plot;
 pub mod stats;
 use crate::graph::GameGraph;
+pub use columns::{Column, Columns};
 
 /// Columns of `grundy values`.
 pub const VALUES_HEADER: &[&str] = &["case", "node", "grundy", "level", "out_degree"];
 /// Columns of `grundy values --loopy`.
 pub const LOOPY_VALUES_HEADER: &[&str] =
     &["case", "node", "grundy", "infinite_set", "outcome", "out_degree"];
-/// Columns of `grundy solve --report`.
-pub const SOLVE_HEADER: &[&str] =
-    &["case", "query", "positions", "nim_sum", "result", "move_from", "move_to"];
-/// Columns of `grundy query`.
-pub const QUERY_HEADER: &[&str] =
-    &["query", "positions", "nim_sum", "result", "move_from", "move_to"];
 
 /// A CSV writer into a byte buffer.
 pub struct Rows {
@@ -108,24 +104,43 @@ impl Rows {
     }
 }
 
-/// Appends a query row to `out`: `case` first when given (`solve --report`), then the query
-/// number, the positions (space-separated), nim-sum, result and the winning move: the token's
-/// position and where it goes (the parts of the sum, space-separated, in the sums format);
-/// both empty for a LOSE. Written directly rather than through a csv writer: a row is answered on its own, in
-/// parallel pieces, and its fields (digits, spaces, `WIN`, `LOSE`) never need quoting. Returns
+/// A query's answer, as its row shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryRow<'a> {
+    /// The case, from 1 (shown by `solve --report`).
+    pub case: u64,
+    /// The query's number, from 1.
+    pub number: u64,
+    /// The tokens' positions.
+    pub positions: &'a [u32],
+    /// The XOR of the (finite) tokens' values.
+    pub nim_sum: u32,
+    /// Who wins.
+    pub outcome: Outcome,
+    /// A winning move: the token's position and the parts it goes to (`None` unless a WIN,
+    /// or when no row shows it).
+    pub winning: Option<(u32, &'a [u32])>,
+}
+
+/// Appends the row of the query `(case, number)` on `positions` to `out`, in `columns`: its
+/// nim-sum, result and winning move (the token's position and where it goes: the parts of
+/// the sum, space-separated, in the sums format), found only when a column shows it. Returns
 /// the outcome, for the judge line beside the row.
 pub fn push_query_row(
     out: &mut Vec<u8>,
-    case: Option<u64>,
-    query_number: u64,
+    columns: &Columns,
+    (case, number): (u64, u64),
     positions: &[u32],
-    graph: &GameGraph,
-    values: &Values,
+    (graph, values): (&GameGraph, &Values),
 ) -> Outcome {
     let nim_sum = values.nim_sum(positions);
-    let winning = answer::winning_move(graph, values, positions, nim_sum);
     let outcome = Outcome::of_nim_sum(nim_sum);
-    push_row(out, case, query_number, positions, (nim_sum, outcome), winning);
+    let winning = if columns.wants_move() {
+        answer::winning_move(graph, values, positions, nim_sum)
+    } else {
+        None
+    };
+    push_row(out, columns, &QueryRow { case, number, positions, nim_sum, outcome, winning });
     outcome
 }
 
@@ -134,49 +149,46 @@ pub fn push_query_row(
 /// DRAW, and a winning move.
 pub fn push_loopy_row(
     out: &mut Vec<u8>,
-    (case, query_number): (Option<u64>, u64),
+    columns: &Columns,
+    (case, number): (u64, u64),
     positions: &[u32],
-    graph: &GameGraph,
-    values: &Values,
+    (graph, values): (&GameGraph, &Values),
 ) -> Outcome {
-    let answer = answer::loopy_answer_of(graph, values, positions, true);
+    let answer = answer::loopy_answer_of(graph, values, positions, columns.wants_move());
     let to = answer.winning.map(|(from, to)| (from, [to]));
     let winning = to.as_ref().map(|(from, to)| (*from, &to[..]));
-    push_row(out, case, query_number, positions, (answer.nim_sum, answer.outcome), winning);
+    let (nim_sum, outcome) = (answer.nim_sum, answer.outcome);
+    push_row(out, columns, &QueryRow { case, number, positions, nim_sum, outcome, winning });
     answer.outcome
 }
 
-/// Appends a query row from its parts: `case` first when given, the query number, the
-/// positions, the nim-sum and the result, and the winning move's token and parts (empty for a
-/// LOSE or a DRAW). The one formatter of query rows, for one process, a cluster and loopy
-/// games.
-pub fn push_row(
-    out: &mut Vec<u8>,
-    case: Option<u64>,
-    query_number: u64,
-    positions: &[u32],
-    (nim_sum, outcome): (u32, Outcome),
-    winning: Option<(u32, &[u32])>,
-) {
+/// Appends `row` in `columns`. The one formatter of query rows, for one process, a cluster
+/// and loopy games. Written directly rather than through a csv writer: a row is answered on
+/// its own, in parallel pieces, and its fields (digits, spaces, `WIN`, `LOSE`, `DRAW`) never
+/// need quoting.
+pub fn push_row(out: &mut Vec<u8>, columns: &Columns, row: &QueryRow) {
     let mut num = itoa::Buffer::new();
-    if let Some(case) = case {
-        out.extend_from_slice(num.format(case).as_bytes());
-        out.push(b',');
-    }
-    out.extend_from_slice(num.format(query_number).as_bytes());
-    out.push(b',');
-    push_list(out, positions);
-    out.push(b',');
-    out.extend_from_slice(num.format(nim_sum).as_bytes());
-    out.push(b',');
-    out.extend_from_slice(outcome.word().as_bytes());
-    out.push(b',');
-    if let Some((from, to)) = winning {
-        out.extend_from_slice(num.format(from).as_bytes());
-        out.push(b',');
-        push_list(out, to);
-    } else {
-        out.push(b',');
+    for (i, column) in columns.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match column {
+            Column::Case => out.extend_from_slice(num.format(row.case).as_bytes()),
+            Column::Query => out.extend_from_slice(num.format(row.number).as_bytes()),
+            Column::Positions => push_list(out, row.positions),
+            Column::NimSum => out.extend_from_slice(num.format(row.nim_sum).as_bytes()),
+            Column::Result => out.extend_from_slice(row.outcome.word().as_bytes()),
+            Column::MoveFrom => {
+                if let Some((from, _)) = row.winning {
+                    out.extend_from_slice(num.format(from).as_bytes());
+                }
+            }
+            Column::MoveTo => {
+                if let Some((_, to)) = row.winning {
+                    push_list(out, to);
+                }
+            }
+        }
     }
     out.push(b'\n');
 }
@@ -202,18 +214,16 @@ mod tests {
         let g = GameGraph::Chess(Csr::from_lists(&[vec![1], vec![]]).unwrap());
         let values = Values::from_vec(vec![1, 0]);
         let mut text = Vec::new();
-        push_query_row(&mut text, Some(2), 5, &[0, 1], &g, &values);
-        push_query_row(&mut text, None, 6, &[1], &g, &values);
+        push_query_row(&mut text, &Columns::solve(), (2, 5), &[0, 1], (&g, &values));
+        push_query_row(&mut text, &Columns::query(), (1, 6), &[1], (&g, &values));
+        let chosen = Columns::parse_query("move_to,result,query").unwrap();
+        push_query_row(&mut text, &chosen, (1, 7), &[0], (&g, &values));
         let mut rows = Rows::new();
         rows.value_row(1, 0, 1, 1, 1);
         text.extend_from_slice(&rows.into_bytes());
         assert_eq!(
             String::from_utf8(text).unwrap(),
-            "2,5,0 1,1,WIN,0,1\n6,1,0,LOSE,,\n1,0,1,1,1\n"
-        );
-        assert_eq!(
-            Rows::header(QUERY_HEADER),
-            b"query,positions,nim_sum,result,move_from,move_to\n"
+            "2,5,0 1,1,WIN,0,1\n6,1,0,LOSE,,\n1,WIN,7\n1,0,1,1,1\n"
         );
     }
 }

@@ -5,6 +5,7 @@ use grundy::exec;
 use grundy::io::input::Input;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
+use grundy::report::Columns;
 
 use crate::app::cli::QueryArgs;
 use crate::app::config::{self, Config};
@@ -15,19 +16,19 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     if let Some(plan) = crate::app::cluster::plan(&args.cluster)? {
         return crate::app::cluster::run(plan, |writes| on_cluster(args, config, writes));
     }
-    let format = check(args)?;
+    let (format, columns) = check(args)?;
     let progress = Progress::new(config.progress);
     let graph_input = Input::open(Some(&args.graph))?;
     let queries_input = Input::open(args.queries.as_deref())?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     let how = (config.exec, format, args.loopy);
-    exec::query(&graph_input, &queries_input, how, &mut out, &progress)?;
+    exec::query(&graph_input, &queries_input, how, &columns, &mut out, &progress)?;
     progress.finish();
     out.finish()
 }
 
-/// The input format, once the arguments are checked.
-fn check(args: &QueryArgs) -> Result<grundy::Format, Error> {
+/// The input format and the rows' columns, once the arguments are checked.
+fn check(args: &QueryArgs) -> Result<(grundy::Format, Columns), Error> {
     let format = config::format(&args.format)?;
     let is_stdin = |p: Option<&std::path::Path>| p.is_none_or(|p| p.as_os_str() == "-");
     if is_stdin(Some(&args.graph)) && is_stdin(args.queries.as_deref()) {
@@ -47,7 +48,13 @@ fn check(args: &QueryArgs) -> Result<grundy::Format, Error> {
         &[("GRAPH", Some(&args.graph)), ("QUERIES", queries)],
         &[("-o", args.output.as_deref())],
     )?;
-    Ok(format)
+    let columns = match &args.columns {
+        None => Columns::query(),
+        Some(list) => {
+            Columns::parse_query(list).map_err(|e| Error::Usage(format!("--columns: {e}")))?
+        }
+    };
+    Ok((format, columns))
 }
 
 /// `query` across the processes of a cluster: process 0 writes the rows; an input error or a
@@ -59,22 +66,26 @@ fn on_cluster<'a>(
     writes: bool,
 ) -> Result<crate::app::cluster::Prepared<'a>, Error> {
     use crate::app::cluster::{self, Prepared, Stream};
-    use grundy::report::{Rows, QUERY_HEADER};
     use std::sync::Arc;
-    let format = check(args)?;
+    let (format, columns) = check(args)?;
     let named = [("GRAPH", Some(args.graph.as_path())), ("QUERIES", args.queries.as_deref())];
     let inputs = cluster::open_inputs(format, &named)?;
     let (graph, queries) = (Arc::clone(&inputs[0]), Arc::clone(&inputs[1]));
     let mut streams = Vec::new();
     if writes {
         let sink = Sink::open(args.output.as_deref())?;
-        streams.push(Stream::new(sink, Rows::header(QUERY_HEADER)));
+        streams.push(Stream::new(sink, columns.header()));
     }
-    let job =
-        grundy::cluster::Job::Query { graph: Arc::clone(&graph), queries: Arc::clone(&queries) };
+    let (graph_job, queries_job) = (Arc::clone(&graph), Arc::clone(&queries));
+    let job = grundy::cluster::Job::Query {
+        graph: graph_job,
+        queries: queries_job,
+        columns: columns.clone(),
+    };
     let alone = Box::new(move |sinks: &mut [Sink]| {
         let progress = Progress::new(false);
-        exec::query(&graph, &queries, (config.exec, format, false), &mut sinks[0], &progress)
+        let how = (config.exec, format, false);
+        exec::query(&graph, &queries, how, &columns, &mut sinks[0], &progress)
     });
     Ok(Prepared { job, streams, alone })
 }

@@ -23,7 +23,10 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut report = args.report.as_deref().map(|p| Sink::open(Some(p))).transpose()?;
-    let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
+    let mut out = match &args.check {
+        Some(expected) => Sink::check(Input::open(Some(expected))?),
+        None => Sink::open_beside(args.output.as_deref(), &progress)?,
+    };
     let how = (config.exec, format, args.loopy);
     exec::solve(&input, how, &mut out, report.as_mut(), &progress)?;
     progress.finish();
@@ -50,7 +53,7 @@ fn check(args: &SolveArgs) -> Result<grundy::Format, Error> {
     }
     super::check_loopy(args.loopy, format, &args.cluster)?;
     crate::app::cmd::refuse_clobbering(
-        &[("FILE", args.file.as_deref())],
+        &[("FILE", args.file.as_deref()), ("--check", args.check.as_deref())],
         &[("-o", args.output.as_deref()), ("--report", args.report.as_deref())],
     )?;
     Ok(format)
@@ -65,16 +68,20 @@ fn on_cluster<'a>(
     writes: bool,
 ) -> Result<crate::app::cluster::Prepared<'a>, Error> {
     use crate::app::cluster::{self, Prepared, Stream};
-    use grundy::report::{Rows, SOLVE_HEADER};
+    use grundy::report::Columns;
     use std::sync::Arc;
     let format = check(args)?;
     let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
     let input = Arc::clone(&inputs[0]);
     let mut streams = Vec::new();
     if writes {
-        streams.push(Stream::new(Sink::open(args.output.as_deref())?, Vec::new()));
+        let out = match &args.check {
+            Some(expected) => Sink::check(Input::open(Some(expected))?),
+            None => Sink::open(args.output.as_deref())?,
+        };
+        streams.push(Stream::new(out, Vec::new()));
         if let Some(report) = args.report.as_deref() {
-            streams.push(Stream::new(Sink::open(Some(report))?, Rows::header(SOLVE_HEADER)));
+            streams.push(Stream::new(Sink::open(Some(report))?, Columns::solve().header()));
         }
     }
     let job =
