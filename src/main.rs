@@ -11,6 +11,11 @@ mod app;
 
 fn main() -> ExitCode {
     let cli = app::cli::Cli::parse();
+    #[cfg(feature = "cluster")]
+    if cli.runs_on_a_cluster() {
+        // SAFETY: nothing has started a thread yet: only the arguments have been parsed.
+        unsafe { grundy::cluster::fix_mmap_threshold() };
+    }
     match app::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,

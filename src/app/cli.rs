@@ -56,6 +56,20 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// True when the command runs on a cluster (`--processes`, `--hosts`, or a local
+    /// cluster's child).
+    pub fn runs_on_a_cluster(&self) -> bool {
+        let cluster = match &self.command {
+            Command::Solve(a) => &a.cluster,
+            Command::Values(a) => &a.cluster,
+            Command::Query(a) => &a.cluster,
+            _ => return false,
+        };
+        cluster.processes.is_some() || cluster.hosts.is_some() || cluster.peers.is_some()
+    }
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {

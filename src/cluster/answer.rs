@@ -4,8 +4,8 @@
 //! takes part in, with or without queries of its own.
 
 use super::bsp::Bsp;
-use super::settle::Owners;
 use super::shard::Shard;
+use super::state::Owners;
 use super::Msg;
 use crate::answer::Outcome;
 use crate::report::{push_row, Columns, QueryRow};
@@ -184,4 +184,81 @@ fn winning_moves(
         }
     }
     answers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::shard::{Entry, Mode};
+    use crate::exec::{self, Exec};
+    use crate::io::input::Input;
+    use crate::parse::format::Format;
+    use crate::testing::Xorshift;
+    use std::sync::Arc;
+
+    /// A random game file of two cases with many queries, some of repeated tokens.
+    fn game(rng: &mut Xorshift) -> String {
+        let mut text = String::new();
+        for _ in 0..2 {
+            let n = 2 + rng.below(200);
+            text += &format!("{n}\n");
+            for v in 0..n {
+                let degree = if v + 1 == n { 0 } else { rng.below(5) };
+                let list: Vec<String> =
+                    (0..degree).map(|_| (v + 1 + rng.below(n - v - 1)).to_string()).collect();
+                text += &format!("{degree} {}\n", list.join(" "));
+            }
+            for _ in 0..150 {
+                let m = 1 + rng.below(4);
+                let tokens: Vec<String> = (0..m).map(|_| rng.below(n).to_string()).collect();
+                text += &format!("{m} {}\n", tokens.join(" "));
+            }
+            text += "0\n";
+        }
+        text
+    }
+
+    #[test]
+    fn answers_on_workers_are_the_single_process_lines_and_rows() {
+        let mut rng = Xorshift::new(0x0a11_50e5);
+        for workers in [2, 3] {
+            let text = game(&mut rng);
+            let input = Arc::new(Input::from_bytes("g.txt", text.into_bytes()));
+            let (mut lines, mut report) = (Vec::new(), Vec::new());
+            let how = (Exec::Sequential, Format::Chess, false);
+            exec::solve(&input, how, &mut lines, Some(&mut report), &()).unwrap();
+            let header = Columns::solve().header();
+            let cluster_input = Arc::clone(&input);
+            let answered = crate::cluster::bsp::on_workers(workers, move |bsp| {
+                let mut read =
+                    crate::cluster::read_shard(bsp, &cluster_input, Entry::start(), Mode::Cases)
+                        .expect("a valid input");
+                let settled = crate::cluster::settle::settle(
+                    bsp,
+                    &mut read.shard,
+                    &read.owners,
+                    &read.source,
+                );
+                let (values, _) = settled.expect("no cycle");
+                read.shard.reload(read.source.read());
+                let graph = Graph { shard: &read.shard, owners: &read.owners, values: &values };
+                let columns = Columns::solve();
+                let mine = 0..read.shard.queries();
+                // Every worker answers its own queries in the same rounds; and, to check that
+                // rows without move columns need no move, its results alone.
+                let all = answer(bsp, &read.shard, mine.clone(), &graph, Some(&columns));
+                let results = Columns::parse_query("result").unwrap();
+                let bare = answer(bsp, &read.shard, mine, &graph, Some(&results));
+                (bsp.index(), all, bare)
+            });
+            let mut answered = answered;
+            answered.sort_unstable_by_key(|a| a.0);
+            let cat = |f: fn(&(usize, Answers, Answers)) -> &[u8]| -> Vec<u8> {
+                answered.iter().flat_map(|a| f(a).to_vec()).collect()
+            };
+            assert!(cat(|a| &a.1.lines) == lines, "{workers} workers: lines");
+            assert!(cat(|a| &a.1.rows) == report[header.len()..], "{workers} workers: rows");
+            assert!(cat(|a| &a.2.rows) == lines, "{workers} workers: results alone");
+        }
+    }
 }

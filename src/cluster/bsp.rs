@@ -105,3 +105,52 @@ impl<'w, M: Message> Bsp<'w, M> {
         self.exchange((0..peers).map(|to| (to, message.clone())))
     }
 }
+
+/// Runs `f` on `n` workers of this process, each with its own end of the rounds; their
+/// results in worker order.
+#[cfg(test)]
+pub fn on_workers<M: Message, T: Send + 'static>(
+    n: usize,
+    f: impl Fn(&mut Bsp<M>) -> T + Send + Sync + 'static,
+) -> Vec<T> {
+    let guards =
+        timely::execute(timely::Config::process(n), move |worker| f(&mut Bsp::new(worker)))
+            .expect("timely starts");
+    guards.join().into_iter().map(|r| r.expect("a worker ends")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_round_delivers_exactly_its_own_messages() {
+        let rounds = 6u64;
+        let received = on_workers(3, move |bsp: &mut Bsp<(usize, u64, u64)>| {
+            let (me, peers) = (bsp.index(), bsp.peers());
+            let mut seen = Vec::new();
+            for round in 0..rounds {
+                // A slow worker: the others' next rounds start before its round ends.
+                if me == 1 && round % 2 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                let out =
+                    (0..peers).flat_map(|to| (0..=to as u64).map(move |k| (to, (me, round, k))));
+                let mut got = bsp.exchange(out.collect::<Vec<_>>());
+                got.sort_unstable();
+                seen.push(got);
+            }
+            let gathered = bsp.all_gather((me, rounds, 0));
+            (me, seen, gathered.len(), bsp.rounds())
+        });
+        for (me, seen, gathered, taken) in received {
+            for (round, got) in seen.into_iter().enumerate() {
+                let expected: Vec<(usize, u64, u64)> = (0..3)
+                    .flat_map(|from| (0..=me as u64).map(move |k| (from, round as u64, k)))
+                    .collect();
+                assert_eq!(got, expected, "worker {me}, round {round}");
+            }
+            assert_eq!((gathered, taken), (3, rounds + 1));
+        }
+    }
+}

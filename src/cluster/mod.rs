@@ -19,10 +19,12 @@ pub mod bsp;
 pub mod handshake;
 pub mod identity;
 pub mod jump;
+pub mod link;
 pub mod net;
 pub mod settle;
 pub mod shard;
 pub mod split;
+pub mod state;
 
 use std::net::TcpListener;
 use std::sync::{mpsc, Arc};
@@ -87,11 +89,11 @@ pub enum Msg {
         /// Who answers.
         from: usize,
         /// The answers.
-        probes: Vec<jump::Probe>,
+        probes: Vec<link::Probe>,
     },
     /// Links `(target, node, link)`: settle `node` as `link` of `target`'s value (target owned
     /// by the receiver).
-    Subscribe(Vec<(u64, u64, jump::Link)>),
+    Subscribe(Vec<(u64, u64, link::Link)>),
     /// A yes or no every worker tells every worker.
     Flag(bool),
     /// The values of these owned ids, please.
@@ -202,7 +204,6 @@ pub fn run(
     listener: Option<TcpListener>,
     write: Write,
 ) -> Result<Run, Error> {
-    fixed_mmap_threshold();
     let claim = Claim::Run(job.identity(peers));
     let mesh = net::connect(peers, listener, &claim)?;
     net::report_lost_peers(peers);
@@ -254,14 +255,21 @@ pub fn refuse(peers: &Peers, why: &str) {
     let _ = net::connect(peers, None, &Claim::Refused(why.to_string()));
 }
 
-/// Large blocks always from `mmap`, so that a freed one goes back to the system at once.
-/// glibc's threshold otherwise rises to the size of the largest block freed, after which
+/// Makes large blocks always come from `mmap`, so that a freed one goes back to the system at
+/// once. glibc's threshold otherwise rises to the size of the largest block freed, after which
 /// blocks of up to that size come from heaps that keep their freed pages: a worker that frees
-/// its tokens, its edges and its reverse lists in turn would hold twice its memory.
-fn fixed_mmap_threshold() {
+/// its tokens, its edges and its reverse lists in turn would hold twice its memory. A no-op
+/// off glibc.
+///
+/// # Safety
+///
+/// No other thread may exist yet: glibc's manual marks `mallopt` MT-Unsafe (it changes the
+/// allocator's parameters without the locks other threads' `malloc` calls take). The binary
+/// calls it first thing in `main`, before the signal thread and the thread pools start.
+pub unsafe fn fix_mmap_threshold() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter; glibc documents it as thread-safe
-    // (it takes the arena locks) and 128 KiB is the default value of this parameter.
+    // SAFETY: the caller guarantees that this is the only thread; 128 KiB is the parameter's
+    // default value, so only its dynamic growth is turned off.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
     }
@@ -427,7 +435,7 @@ struct Read<'a> {
     /// This worker's shard.
     shard: Shard,
     /// Who owns which node.
-    owners: settle::Owners,
+    owners: state::Owners,
     /// Every case, in order.
     cases: Vec<CaseHead>,
     /// Every worker's number of queries.
@@ -466,7 +474,7 @@ fn read_shard<'a>(
         }
     }
     cases.sort_unstable_by_key(|c| c.case);
-    let owners = settle::Owners::new(spans);
+    let owners = state::Owners::new(spans);
     (!error).then_some(Read { shard: mine, owners, cases, queries, source })
 }
 

@@ -442,3 +442,56 @@ pub fn report_lost_peers(peers: &Peers) {
         }
     }));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::identity::Identity;
+
+    /// Runs `connect` for every claim, as processes of one cluster on free loopback ports.
+    fn connect_all(claims: Vec<Claim>, secrets: Vec<&str>) -> Vec<Result<usize, String>> {
+        let listeners: Vec<TcpListener> =
+            claims.iter().map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+        let addresses: Vec<String> =
+            listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect();
+        let threads: Vec<_> = listeners
+            .into_iter()
+            .zip(claims)
+            .zip(secrets)
+            .enumerate()
+            .map(|(index, ((listener, claim), secret))| {
+                let secret = Secret::from_text(secret.as_bytes());
+                let peers = Peers { addresses: addresses.clone(), index, workers: 1, secret };
+                thread::spawn(move || {
+                    let mesh =
+                        connect(&peers, Some(listener), &claim).map_err(|e| e.to_string())?;
+                    Ok(mesh.data.iter().chain(&mesh.beats).flatten().count())
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    }
+
+    fn claim(command: &str) -> Claim {
+        Claim::Run(Identity::new().with("the command", command))
+    }
+
+    #[test]
+    fn processes_of_one_run_connect_on_both_channels() {
+        let results = connect_all(vec![claim("values"); 3], vec!["s"; 3]);
+        assert_eq!(results, vec![Ok(4), Ok(4), Ok(4)]);
+    }
+
+    #[test]
+    fn every_process_names_the_one_that_differs() {
+        let claims = vec![claim("values"), claim("values"), claim("solve")];
+        let results = connect_all(claims, vec!["s"; 3]);
+        for (i, result) in results.iter().enumerate() {
+            let e = result.as_ref().unwrap_err();
+            assert!(e.contains("does not run the same job: the command is"), "{i}: {e}");
+        }
+        assert!(results[0].as_ref().unwrap_err().starts_with("process 2 (127.0.0.1:"));
+        let refused = connect_all(vec![claim("values"), Claim::Refused("no".into())], vec!["s"; 2]);
+        assert!(refused[0].as_ref().unwrap_err().ends_with("refused to run: no"), "{refused:?}");
+    }
+}

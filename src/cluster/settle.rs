@@ -11,50 +11,10 @@
 //! and more, possible only for nodes of more than 64 moves, in a map), 12 more per node
 //! (pending count, value, level).
 
-use std::collections::HashMap;
-
 use super::bsp::Bsp;
-use super::jump::{Link, Probe};
 use super::shard::{Shard, Source};
+use super::state::{Owners, State};
 use super::Msg;
-
-/// Who owns which global ids: `(first, count, worker)` of every non-empty shard, in id order.
-#[derive(Debug, Clone)]
-pub struct Owners {
-    spans: Vec<(u64, u64, usize)>,
-}
-
-impl Owners {
-    /// The owners from every worker's `(worker, first, count)`.
-    pub fn new(mut spans: Vec<(usize, u64, u64)>) -> Owners {
-        spans.sort_unstable();
-        let spans = spans.into_iter().filter(|s| s.2 > 0).map(|(w, f, c)| (f, c, w)).collect();
-        Owners { spans }
-    }
-
-    /// Every worker's number of nodes.
-    pub fn counts(&self, peers: usize) -> Vec<u64> {
-        let mut counts = vec![0; peers];
-        for &(_, count, worker) in &self.spans {
-            counts[worker] = count;
-        }
-        counts
-    }
-
-    /// The first global id of the worker owning `gid`.
-    #[inline]
-    pub fn first_of(&self, gid: u64) -> u64 {
-        let i = self.spans.partition_point(|&(first, _, _)| first <= gid) - 1;
-        self.spans[i].0
-    }
-
-    /// The worker owning global id `gid`.
-    #[inline]
-    pub fn of(&self, gid: u64) -> usize {
-        let i = self.spans.partition_point(|&(first, _, _)| first <= gid) - 1;
-        self.spans[i].2
-    }
-}
 
 /// Every owned node's value and level, or `None` if some node of some worker stayed unsettled
 /// (a cycle: the caller falls back to the single-process run, which names it).
@@ -160,107 +120,6 @@ fn batches(
     out.into_iter().enumerate().filter(|(_, o)| !o.is_empty()).map(move |(w, o)| (w, wrap(o)))
 }
 
-/// The per-node state of the settling.
-pub(super) struct State {
-    /// Out-positions whose value has not arrived; 0 once settled.
-    pub pending: Vec<u32>,
-    seen: Vec<u64>,
-    /// Values of 64 and more seen by a node (only a node of more than 64 moves needs them).
-    big: HashMap<usize, Vec<u32>>,
-    /// Values of settled nodes.
-    pub value: Vec<u32>,
-    /// Levels of settled nodes.
-    pub level: Vec<u32>,
-    /// Settled nodes whose predecessors and subscribers have not been told.
-    ready: Vec<usize>,
-    /// Nodes (global ids) to settle, with their links, when an owned node settles.
-    subs: HashMap<usize, Vec<(u64, Link)>>,
-    /// Owned nodes not settled.
-    open: u64,
-}
-
-impl State {
-    fn new(shard: &Shard) -> State {
-        let n = shard.nodes();
-        let pending: Vec<u32> = (0..n).map(|i| shard.degree(i) as u32).collect();
-        let ready: Vec<usize> = (0..n).filter(|&i| pending[i] == 0).collect();
-        State {
-            open: (n - ready.len()) as u64,
-            pending,
-            seen: vec![0; n],
-            big: HashMap::new(),
-            value: vec![0; n],
-            level: vec![0; n],
-            ready,
-            subs: HashMap::new(),
-        }
-    }
-
-    /// One out-position of node `i` has settled with `value` at `level` (ignored once `i` has
-    /// settled through a link).
-    #[inline]
-    fn deliver(&mut self, i: usize, value: u32, level: u32) {
-        if self.pending[i] == 0 {
-            return;
-        }
-        if value < 64 {
-            self.seen[i] |= 1 << value;
-        } else {
-            self.big.entry(i).or_default().push(value);
-        }
-        self.level[i] = self.level[i].max(level + 1);
-        self.pending[i] -= 1;
-        if self.pending[i] == 0 {
-            self.value[i] = self.mex(i);
-            self.open -= 1;
-            self.ready.push(i);
-        }
-    }
-
-    /// Node `i` settles with `value` at `level`, known through a link (ignored if it has).
-    pub fn settle(&mut self, i: usize, value: u32, level: u32) {
-        if self.pending[i] == 0 {
-            return;
-        }
-        self.pending[i] = 0;
-        self.big.remove(&i);
-        (self.value[i], self.level[i]) = (value, level);
-        self.open -= 1;
-        self.ready.push(i);
-    }
-
-    /// Node `node` (a global id) is `link` of owned node `i`'s value.
-    pub fn subscribe(&mut self, i: usize, node: u64, link: Link) {
-        self.subs.entry(i).or_default().push((node, link));
-    }
-
-    /// What a probe of owned node `i` says, `link` being its link in a jumping phase.
-    pub fn probe(&self, i: usize, link: Option<(Link, u64)>) -> Probe {
-        match (self.pending[i], link) {
-            (0, _) => Probe::Settled(self.value[i], self.level[i]),
-            (_, Some((link, next))) => Probe::Linked(link, next),
-            _ => Probe::Open,
-        }
-    }
-
-    fn mex(&mut self, i: usize) -> u32 {
-        if self.seen[i] != u64::MAX {
-            return (!self.seen[i]).trailing_zeros();
-        }
-        let mut big = self.big.remove(&i).unwrap_or_default();
-        big.sort_unstable();
-        big.dedup();
-        let mut x = 64;
-        for v in big {
-            if v != x {
-                break;
-            }
-            x += 1;
-        }
-        x
-    }
-}
-
 /// The predecessors of every owned node, case-local (a predecessor is in its target's case).
 struct Reverse {
     offsets: Vec<u64>,
@@ -346,5 +205,76 @@ fn stream(
         if total == 0 {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::shard::{Entry, Mode};
+    use crate::io::input::Input;
+    use crate::testing::Xorshift;
+    use std::sync::Arc;
+
+    /// Random acyclic cases (a node moves only to higher ids) as a chess file, with each node's
+    /// value and level by the definitions, case after case, in global id order.
+    fn game(rng: &mut Xorshift, cases: usize) -> (String, Vec<(u32, u32)>) {
+        let (mut text, mut expected) = (String::new(), Vec::new());
+        for _ in 0..cases {
+            let n = 1 + rng.below(300) as usize;
+            let lists: Vec<Vec<usize>> = (0..n)
+                .map(|v| {
+                    let degree = if v + 1 == n { 0 } else { rng.below(4) };
+                    (0..degree).map(|_| v + 1 + rng.below((n - v - 1) as u64) as usize).collect()
+                })
+                .collect();
+            let mut values = vec![(0u32, 0u32); n];
+            for v in (0..n).rev() {
+                let value = (0..).find(|x| lists[v].iter().all(|&s| values[s].0 != *x)).unwrap();
+                let level = lists[v].iter().map(|&s| values[s].1 + 1).max().unwrap_or(0);
+                values[v] = (value, level);
+            }
+            text += &format!("{n}\n");
+            for list in &lists {
+                let ids: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+                text += &format!("{} {}\n", list.len(), ids.join(" "));
+            }
+            text += "1 0\n0\n";
+            expected.extend(values);
+        }
+        (text, expected)
+    }
+
+    #[test]
+    fn settled_values_and_levels_are_the_definitions_whatever_the_workers() {
+        let mut rng = Xorshift::new(0x005e_771e);
+        for workers in [1, 2, 3] {
+            let (text, expected) = game(&mut rng, 4);
+            let input = Arc::new(Input::from_bytes("t.txt", text.into_bytes()));
+            let results = crate::cluster::bsp::on_workers(workers, move |bsp| {
+                let mut read = crate::cluster::read_shard(bsp, &input, Entry::start(), Mode::Cases)
+                    .expect("a valid input");
+                let first = read.shard.first;
+                let settled = settle(bsp, &mut read.shard, &read.owners, &read.source);
+                let (values, levels) = settled.expect("no cycle");
+                (first, values.into_iter().zip(levels).collect::<Vec<_>>())
+            });
+            let mut all: Vec<(u64, Vec<(u32, u32)>)> = results;
+            all.sort_unstable_by_key(|r| r.0);
+            let got: Vec<(u32, u32)> = all.into_iter().flat_map(|r| r.1).collect();
+            assert_eq!(got, expected, "{workers} workers");
+        }
+    }
+
+    #[test]
+    fn a_cycle_leaves_nodes_open_on_every_worker() {
+        let text = "4\n1 1\n1 2\n1 1\n0\n0\n";
+        let input = Arc::new(Input::from_bytes("c.txt", text.as_bytes().to_vec()));
+        let results = crate::cluster::bsp::on_workers(2, move |bsp| {
+            let mut read = crate::cluster::read_shard(bsp, &input, Entry::start(), Mode::Cases)
+                .expect("a well-formed input");
+            settle(bsp, &mut read.shard, &read.owners, &read.source).is_none()
+        });
+        assert_eq!(results, vec![true, true]);
     }
 }

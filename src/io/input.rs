@@ -149,10 +149,14 @@ impl Input {
                 .map_err(|e| Error::io(&name, "cannot decompress", e))?;
             return Ok(Input::from_bytes(&name, bytes));
         }
-        // SAFETY: the map is read-only and private to this process. Another process truncating
-        // or rewriting the file while grundy runs could change or remove the bytes under us
-        // (SIGBUS on truncation); that is the accepted contract of every mmap-based tool
-        // (ripgrep, xsv) and the user's to avoid. No reference into the map outlives `Input`.
+        // SAFETY: memmap2 maps the file read-only and shared (MAP_SHARED): this process never
+        // writes through the map, but the bytes are the page cache's, so another process that
+        // rewrites the file while grundy runs changes them under the `&[u8]` we hand out, and
+        // one that truncates it makes a read of the lost pages raise SIGBUS. A private map
+        // would not help: pages not yet read would show the new contents all the same. What
+        // is assumed, as every mmap-based tool assumes (ripgrep, xsv), is that nobody modifies
+        // or truncates an input while grundy reads it; README's "Limits" says so to users. No
+        // reference into the map outlives `Input`.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(&name, "cannot map", e))?;
         // Advice only: a failure changes speed, never results.
         let _ = map.advise(Advice::Sequential);
