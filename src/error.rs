@@ -7,22 +7,16 @@
 use std::fmt;
 use std::io;
 
+use crate::io::error::IoError;
 use crate::parse::error::ParseError;
 
 /// Everything that can make a grundy run fail.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A file (or stdin, or stdout) could not be opened, read or written.
-    #[error("{path}: {message}: {source}")]
-    Io {
-        /// The file, `<stdin>` or `<stdout>`.
-        path: String,
-        /// What was being done, e.g. `cannot open`.
-        message: String,
-        /// The operating system's reason.
-        #[source]
-        source: io::Error,
-    },
+    /// Reading or writing failed (a file, stdin, stdout), or `solve --check` found a
+    /// difference, or nobody reads the output any more.
+    #[error(transparent)]
+    Io(#[from] IoError),
     /// The input is not well formed; the position is 1-based.
     #[error("{path}:{line}:{column}: {message}")]
     Parse {
@@ -33,16 +27,6 @@ pub enum Error {
         /// 1-based column, counted in bytes.
         column: usize,
         /// What was expected and what was found.
-        message: String,
-    },
-    /// `solve --check`: the answers differ from the expected output at a line.
-    #[error("{path}:{line}: {message}")]
-    Differs {
-        /// The expected output's file.
-        path: String,
-        /// 1-based line of the expected output.
-        line: usize,
-        /// How they differ, with both lines.
         message: String,
     },
     /// A case's graph has a cycle, so it is not a game that must end.
@@ -94,16 +78,12 @@ pub enum Error {
     /// it refused to run); the exit code is kept.
     #[error("the run failed, as printed above")]
     Printed(u8),
-    /// Every output of the run is a pipe whose reader has gone (`grundy solve big.txt | head`):
-    /// the run stops early, quietly, with exit code 0.
-    #[error("every output was closed by its reader")]
-    OutputClosed,
 }
 
 impl Error {
     /// Wraps an I/O error with the path and what was being done.
     pub fn io(path: &str, message: &str, source: io::Error) -> Error {
-        Error::Io { path: path.to_string(), message: message.to_string(), source }
+        Error::Io(IoError::file(path, message, source))
     }
 
     /// Places a parser's error in `input` (named `path`) by line and column.
@@ -124,11 +104,7 @@ impl Error {
     /// True when the run stopped because nobody reads its output any more (`grundy solve big
     /// | head`), which is not a failure of grundy's.
     pub fn is_broken_pipe(&self) -> bool {
-        match self {
-            Error::OutputClosed => true,
-            Error::Io { source, .. } => source.kind() == io::ErrorKind::BrokenPipe,
-            _ => false,
-        }
+        matches!(self, Error::Io(e) if e.is_broken_pipe())
     }
 }
 

@@ -248,7 +248,7 @@ impl Stream {
             self.started = true;
             self.sink.put(&self.header)?;
         }
-        self.sink.put(bytes)
+        Ok(self.sink.put(bytes)?)
     }
 }
 
@@ -274,7 +274,7 @@ fn drive(place: Place, prepared: Prepared) -> Result<(), Error> {
         Run::Alone if writes => {
             let mut sinks: Vec<Sink> = streams.into_iter().map(|s| s.sink).collect();
             alone(&mut sinks)?;
-            sinks.into_iter().try_for_each(Sink::finish)
+            Ok(sinks.into_iter().try_for_each(Sink::finish)?)
         }
         Run::Alone => Err(Error::ReportedElsewhere),
     }

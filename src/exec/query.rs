@@ -45,7 +45,7 @@ pub fn query(
         },
         |bufs| {
             out.put(&bufs.main)?;
-            stop_if_all_closed(&[&*out])
+            Ok(stop_if_all_closed(&[&*out])?)
         },
     );
     answered.and_then(|_| reader.expect_end()).map_err(|e| hint_graph_file(e, queries_input))

@@ -78,8 +78,8 @@ fn put(
     match report {
         Some(report) => {
             report.put(&bufs.report)?;
-            stop_if_all_closed(&[&*out, &*report])
+            Ok(stop_if_all_closed(&[&*out, &*report])?)
         }
-        None => stop_if_all_closed(&[&*out]),
+        None => Ok(stop_if_all_closed(&[&*out])?),
     }
 }

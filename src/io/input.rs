@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 
-use crate::error::Error;
+use crate::io::error::IoError;
 
 /// The name used for standard input in messages.
 pub const STDIN_NAME: &str = "<stdin>";
@@ -82,7 +82,7 @@ enum Data {
 
 impl Input {
     /// Opens `path`, or stdin when it is `None` or `-`.
-    pub fn open(path: Option<&Path>) -> Result<Input, Error> {
+    pub fn open(path: Option<&Path>) -> Result<Input, IoError> {
         match path {
             None => Input::stdin(),
             Some(p) if p.as_os_str() == "-" => Input::stdin(),
@@ -104,49 +104,49 @@ impl Input {
     }
 
     /// Reads all of stdin: a pipe cannot be mapped. Compressed data is decompressed.
-    pub fn stdin() -> Result<Input, Error> {
+    pub fn stdin() -> Result<Input, IoError> {
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut bytes)
-            .map_err(|e| Error::io(STDIN_NAME, "cannot read", e))?;
+            .map_err(|e| IoError::file(STDIN_NAME, "cannot read", e))?;
         if let Some(compression) = Compression::of(&bytes) {
             bytes = compression
                 .read_all(&bytes[..])
-                .map_err(|e| Error::io(STDIN_NAME, "cannot decompress", e))?;
+                .map_err(|e| IoError::file(STDIN_NAME, "cannot decompress", e))?;
         }
         Ok(Input::from_bytes(STDIN_NAME, bytes))
     }
 
     /// Maps the file at `path` read-only.
-    pub fn file(path: &Path) -> Result<Input, Error> {
+    pub fn file(path: &Path) -> Result<Input, IoError> {
         let name = path.display().to_string();
-        let file = File::open(path).map_err(|e| Error::io(&name, "cannot open", e))?;
-        let meta = file.metadata().map_err(|e| Error::io(&name, "cannot read", e))?;
+        let file = File::open(path).map_err(|e| IoError::file(&name, "cannot open", e))?;
+        let meta = file.metadata().map_err(|e| IoError::file(&name, "cannot read", e))?;
         if meta.is_dir() {
             let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "is a directory");
-            return Err(Error::io(&name, "cannot read", e));
+            return Err(IoError::file(&name, "cannot read", e));
         }
         if !meta.is_file() || meta.len() == 0 {
             // FIFOs and character devices cannot be mapped; an empty map is an error on some
             // systems. Both are read instead.
             let mut bytes = Vec::new();
-            (&file).read_to_end(&mut bytes).map_err(|e| Error::io(&name, "cannot read", e))?;
+            (&file).read_to_end(&mut bytes).map_err(|e| IoError::file(&name, "cannot read", e))?;
             if let Some(compression) = Compression::of(&bytes) {
                 bytes = compression
                     .read_all(&bytes[..])
-                    .map_err(|e| Error::io(&name, "cannot decompress", e))?;
+                    .map_err(|e| IoError::file(&name, "cannot decompress", e))?;
             }
             return Ok(Input::from_bytes(&name, bytes));
         }
         let mut magic = [0u8; 4];
         let start =
-            read_start(&file, &mut magic).map_err(|e| Error::io(&name, "cannot read", e))?;
+            read_start(&file, &mut magic).map_err(|e| IoError::file(&name, "cannot read", e))?;
         if let Some(compression) = Compression::of(start) {
             let reader = std::io::BufReader::with_capacity(1 << 20, &file);
             let bytes = compression
                 .read_all(reader)
-                .map_err(|e| Error::io(&name, "cannot decompress", e))?;
+                .map_err(|e| IoError::file(&name, "cannot decompress", e))?;
             return Ok(Input::from_bytes(&name, bytes));
         }
         // SAFETY: memmap2 maps the file read-only and shared (MAP_SHARED): this process never
@@ -157,7 +157,7 @@ impl Input {
         // is assumed, as every mmap-based tool assumes (ripgrep, xsv), is that nobody modifies
         // or truncates an input while grundy reads it; README's "Limits" says so to users. No
         // reference into the map outlives `Input`.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(&name, "cannot map", e))?;
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| IoError::file(&name, "cannot map", e))?;
         // Advice only: a failure changes speed, never results.
         let _ = map.advise(Advice::Sequential);
         Ok(Input::new(name, Data::Mapped(map)))

@@ -2,6 +2,7 @@
 //! writing outputs whole or not at all, the progress bar on the terminal, signals that remove
 //! temporary files, and memory (huge pages, the peak of the run).
 
+pub mod error;
 pub mod input;
 pub mod memory;
 pub mod progress;

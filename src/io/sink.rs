@@ -9,7 +9,7 @@
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use crate::io::error::IoError;
 use crate::io::input::Input;
 use crate::io::progress::Progress;
 
@@ -22,7 +22,7 @@ const BUFFER: usize = 1 << 16;
 /// Something a command writes its output to: a [`Sink`], or a plain buffer (tests, fuzzing).
 pub trait Put {
     /// Writes all of `bytes`.
-    fn put(&mut self, bytes: &[u8]) -> Result<(), Error>;
+    fn put(&mut self, bytes: &[u8]) -> Result<(), IoError>;
 
     /// True when nobody reads this output any more (a pipe closed by its reader).
     fn is_closed(&self) -> bool {
@@ -31,14 +31,14 @@ pub trait Put {
 }
 
 impl Put for Vec<u8> {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), IoError> {
         self.extend_from_slice(bytes);
         Ok(())
     }
 }
 
 impl Put for Sink {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), IoError> {
         Sink::put(self, bytes)
     }
 
@@ -49,9 +49,9 @@ impl Put for Sink {
 
 /// Stops the run early (quietly, exit code 0) when no output is read any more: every pipe
 /// among `outputs` has been closed by its reader, and there is no file left to finish.
-pub fn stop_if_all_closed(outputs: &[&dyn Put]) -> Result<(), Error> {
+pub fn stop_if_all_closed(outputs: &[&dyn Put]) -> Result<(), IoError> {
     if outputs.iter().all(|o| o.is_closed()) {
-        return Err(Error::OutputClosed);
+        return Err(IoError::OutputClosed);
     }
     Ok(())
 }
@@ -61,7 +61,7 @@ pub fn stop_if_all_closed(outputs: &[&dyn Put]) -> Result<(), Error> {
 /// A pipe whose reader has closed it (`grundy solve big.txt --report r.csv | head -1`) is not
 /// a failure: the sink becomes *closed* and drops what is written to it from then on, so the
 /// run goes on for the outputs still wanted (the report); a command stops early only when
-/// every output it has is closed ([`Error::OutputClosed`]).
+/// every output it has is closed ([`IoError::OutputClosed`]).
 pub struct Sink {
     kind: Kind,
     name: String,
@@ -108,7 +108,7 @@ impl Write for Terminal {
 
 impl Sink {
     /// Stdout when `path` is `None` or `-`, else a temporary file beside `path`.
-    pub fn open(path: Option<&Path>) -> Result<Sink, Error> {
+    pub fn open(path: Option<&Path>) -> Result<Sink, IoError> {
         let Some(p) = path.filter(|p| p.as_os_str() != "-") else {
             return Ok(Sink::stdout(None));
         };
@@ -117,12 +117,12 @@ impl Sink {
         if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
             if std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
                 let e = io::Error::new(io::ErrorKind::InvalidInput, "is a directory");
-                return Err(Error::io(&name, "cannot write", e));
+                return Err(IoError::file(&name, "cannot write", e));
             }
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .open(p)
-                .map_err(|e| Error::io(&name, "cannot open", e))?;
+                .map_err(|e| IoError::file(&name, "cannot open", e))?;
             return Ok(sink(Kind::Special(BufWriter::with_capacity(BUFFER, file))));
         }
         let dir = match p.parent() {
@@ -141,7 +141,7 @@ impl Sink {
         }
         let temp = builder
             .tempfile_in(dir)
-            .map_err(|e| Error::io(&name, "cannot create", without_path(e)))?;
+            .map_err(|e| IoError::file(&name, "cannot create", without_path(e)))?;
         // Dropped on failure, the file is deleted; the stale entry is harmless.
         crate::io::signals::register(temp.path().to_path_buf());
         let temp = BufWriter::with_capacity(BUFFER, temp);
@@ -149,7 +149,7 @@ impl Sink {
     }
 
     /// A sink that writes nothing and compares every line with the next line of `expected`,
-    /// failing at the first that differs ([`Error::Differs`]); [`Sink::finish`] fails if
+    /// failing at the first that differs ([`IoError::Differs`]); [`Sink::finish`] fails if
     /// `expected` has lines left. Lines are equal when they are equal without their trailing
     /// spaces, tabs and carriage returns (as judges compare), and blank lines at the end of
     /// `expected` are ignored.
@@ -167,7 +167,7 @@ impl Sink {
     }
 
     /// [`Sink::open`], with stdout suspending `progress`'s bar around its writes.
-    pub fn open_beside(path: Option<&Path>, progress: &Progress) -> Result<Sink, Error> {
+    pub fn open_beside(path: Option<&Path>, progress: &Progress) -> Result<Sink, IoError> {
         match path.filter(|p| p.as_os_str() != "-") {
             None => Ok(Sink::stdout(Some(progress))),
             some => Sink::open(some),
@@ -186,7 +186,7 @@ impl Sink {
 
     /// Writes all of `bytes`, naming the sink in the error. A pipe closed by its reader
     /// closes the sink instead of failing.
-    pub fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+    pub fn put(&mut self, bytes: &[u8]) -> Result<(), IoError> {
         if self.closed {
             return Ok(());
         }
@@ -198,7 +198,7 @@ impl Sink {
     }
 
     /// Flushes, and for a file renames the temporary file over the target.
-    pub fn finish(mut self) -> Result<(), Error> {
+    pub fn finish(mut self) -> Result<(), IoError> {
         let name = self.name.clone();
         match self.kind {
             Kind::Check(mut checker) => checker.end(),
@@ -212,27 +212,28 @@ impl Sink {
             Kind::File { temp, target } => {
                 let temp = temp.into_inner().map_err(|e| {
                     let (e, _) = e.into_parts();
-                    Error::io(&name, "cannot write", e)
+                    IoError::file(&name, "cannot write", e)
                 })?;
-                temp.as_file().sync_all().map_err(|e| Error::io(&name, "cannot write", e))?;
+                temp.as_file().sync_all().map_err(|e| IoError::file(&name, "cannot write", e))?;
                 let path = temp.path().to_path_buf();
                 let persisted = temp.persist(&target);
                 crate::io::signals::unregister(&path);
-                persisted
-                    .map_err(|e| Error::io(&name, "cannot rename onto", without_path(e.error)))?;
+                persisted.map_err(|e| {
+                    IoError::file(&name, "cannot rename onto", without_path(e.error))
+                })?;
                 Ok(())
             }
         }
     }
 
     /// The outcome of a write: a broken pipe closes a stdout or special sink.
-    fn settle(&mut self, result: io::Result<()>) -> Result<(), Error> {
+    fn settle(&mut self, result: io::Result<()>) -> Result<(), IoError> {
         match result {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe && !self.is_file() => {
                 self.closed = true;
                 Ok(())
             }
-            Err(e) => Err(Error::io(&self.name, "cannot write", e)),
+            Err(e) => Err(IoError::file(&self.name, "cannot write", e)),
             Ok(()) => Ok(()),
         }
     }
@@ -299,7 +300,7 @@ const SHOWN: usize = 80;
 impl Checker {
     /// Compares every complete line of `bytes` (and of what was pending) with the expected
     /// ones.
-    fn compare(&mut self, bytes: &[u8]) -> Result<(), Error> {
+    fn compare(&mut self, bytes: &[u8]) -> Result<(), IoError> {
         self.pending.extend_from_slice(bytes);
         let pending = std::mem::take(&mut self.pending);
         let mut rest = &pending[..];
@@ -311,7 +312,7 @@ impl Checker {
         Ok(())
     }
 
-    fn compare_line(&mut self, answer: &[u8]) -> Result<(), Error> {
+    fn compare_line(&mut self, answer: &[u8]) -> Result<(), IoError> {
         let bytes = self.expected.bytes();
         if self.at >= bytes.len() {
             let message =
@@ -331,7 +332,7 @@ impl Checker {
     }
 
     /// The last answer line (without a newline), then nothing but blank lines may be left.
-    fn end(&mut self) -> Result<(), Error> {
+    fn end(&mut self) -> Result<(), IoError> {
         if !self.pending.is_empty() {
             let last = std::mem::take(&mut self.pending);
             self.compare_line(&last)?;
@@ -350,8 +351,8 @@ impl Checker {
         }
     }
 
-    fn differs(&self, message: String) -> Error {
-        Error::Differs { path: self.expected.name().to_string(), line: self.line, message }
+    fn differs(&self, message: String) -> IoError {
+        IoError::Differs { path: self.expected.name().to_string(), line: self.line, message }
     }
 }
 

@@ -35,5 +35,5 @@ pub fn run(args: &GameArgs, config: &Config) -> Result<(), Error> {
     .map_err(|e| Error::parse(input.name(), bytes, e))?;
     progress.finish();
     out.put(&text)?;
-    out.finish()
+    Ok(out.finish()?)
 }

@@ -31,5 +31,5 @@ pub fn run(args: &GenerateArgs, config: &Config) -> Result<(), Error> {
     let written = generate::generate(&spec, &mut sink, config.exec, &progress);
     written.map_err(|e| Error::io(sink.name(), "cannot write", e))?;
     progress.finish();
-    sink.finish()
+    Ok(sink.finish()?)
 }

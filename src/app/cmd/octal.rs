@@ -40,7 +40,7 @@ pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
         if args.json { json(&code, &sequence, seconds) } else { human(&code, &sequence, seconds) };
     let mut out = Sink::stdout(None);
     out.put(summary.as_bytes())?;
-    out.finish()
+    Ok(out.finish()?)
 }
 
 /// The CSV `n,grundy`.

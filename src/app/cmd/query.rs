@@ -24,7 +24,7 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let how = (config.exec, format, args.loopy);
     exec::query(&graph_input, &queries_input, how, &columns, &mut out, &progress)?;
     progress.finish();
-    out.finish()
+    Ok(out.finish()?)
 }
 
 /// The input format and the rows' columns, once the arguments are checked.

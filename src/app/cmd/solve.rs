@@ -31,7 +31,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     exec::solve(&input, how, &mut out, report.as_mut(), &progress)?;
     progress.finish();
     out.finish()?;
-    report.map_or(Ok(()), Sink::finish)
+    Ok(report.map_or(Ok(()), Sink::finish)?)
 }
 
 /// The input format, once the arguments are checked.

@@ -69,7 +69,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     progress.finish();
     if cases.is_empty() && !args.json {
         out.put(format!("{}: no cases\n", input.name()).as_bytes())?;
-        return out.finish();
+        return Ok(out.finish()?);
     }
     let report = Report {
         file: input.name(),
@@ -80,5 +80,5 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     };
     let text = if args.json { report.to_json() } else { report.to_text() };
     out.put(text.as_bytes())?;
-    out.finish()
+    Ok(out.finish()?)
 }

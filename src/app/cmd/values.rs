@@ -30,7 +30,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     alone(&input, (config, format, args.loopy), &mut out, &progress)?;
     progress.finish();
-    out.finish()
+    Ok(out.finish()?)
 }
 
 /// The rows of every case of `input`, header first, by this process alone; with `loopy`, the
