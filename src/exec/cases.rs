@@ -18,7 +18,7 @@ use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
 use crate::parse::chess::ChessReader;
 use crate::parse::chess_parallel::ParChessReader;
-use crate::parse::error::ParseError;
+use crate::parse::error::{ParseError, ParseErrorKind};
 use crate::parse::format::Format;
 
 /// Flush answered queries to their outputs once this many bytes are buffered (sequential path).
@@ -101,16 +101,7 @@ impl<'a> CaseReader<'a> {
         };
         match offset {
             None => Ok(()),
-            Some(offset) => {
-                let (line, column) = crate::parse::error::line_column(self.input.bytes(), offset);
-                Err(Error::Parse {
-                    path: self.input.name().to_string(),
-                    line,
-                    column,
-                    message: "expected the end of the input after the 0 that ends the queries"
-                        .into(),
-                })
-            }
+            Some(offset) => Err(self.error(ParseError { offset, kind: ParseErrorKind::AfterEnd })),
         }
     }
 

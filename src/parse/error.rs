@@ -68,6 +68,8 @@ pub enum ParseErrorKind {
         /// What the token should have been.
         expected: Expected,
     },
+    /// A token after the `0` that ends a file of queries, which must be its last token.
+    AfterEnd,
 }
 
 impl fmt::Display for ParseErrorKind {
@@ -98,6 +100,9 @@ impl fmt::Display for ParseErrorKind {
             ParseErrorKind::Invalid { expected, reason } => write!(f, "{expected}: {reason}"),
             ParseErrorKind::UnexpectedEnd { expected } => {
                 write!(f, "input ends where {expected} was expected")
+            }
+            ParseErrorKind::AfterEnd => {
+                f.write_str("expected the end of the input after the 0 that ends the queries")
             }
         }
     }
