@@ -127,6 +127,26 @@ fn cycles_name_their_nodes_and_case() {
     );
 }
 
+/// Regression (issue 24, item 5): a cycle in a sums-format file said "(cycles are allowed with
+/// --loopy)", and `--loopy` then refused the sums format. The hint stays where `--loopy` takes
+/// the input: the chess and edge-list formats.
+#[test]
+fn only_cycles_loopy_would_take_suggest_it() {
+    let sums: &[u8] = b"2\n1 1 1\n1 1 0\n0\n";
+    for threads in ["1", "2"] {
+        let line = run(&["-j", threads, "solve", "--format", "sums"], Some(sums)).error_line();
+        assert_eq!(line, "error: <stdin>: case 1: cycle 0 -> 1 -> 0", "{threads}");
+    }
+    let refused = run(&["solve", "--format", "sums", "--loopy"], Some(sums));
+    assert_eq!(refused.code, 2, "the hint would have led here");
+    let hint = "(cycles are allowed with --loopy)";
+    let chess = run(&["solve"], Some(b"2\n1 1\n1 0\n0\n")).error_line();
+    assert_eq!(chess, format!("error: <stdin>: case 1: cycle 0 -> 1 -> 0 {hint}"));
+    let edges = run(&["values", "--format", "edges"], Some(b"0 1\n1 0\n")).error_line();
+    assert_eq!(edges, format!("error: <stdin>: case 1: cycle 0 -> 1 -> 0 {hint}"));
+    assert_eq!(run(&["values", "--format", "edges", "--loopy"], Some(b"0 1\n1 0\n")).code, 0);
+}
+
 #[test]
 fn stdin_is_named_in_errors() {
     let run = run(&["solve"], Some(b"2\n1 7\n"));
