@@ -114,6 +114,30 @@ fn edge_list_errors_name_line_and_column() {
     assert_eq!(run(&["values", file, "--nodes", "4"], None).code, 2);
 }
 
+/// Regression (issue 24, item 6): `solve --help` offered `--format edges`, which solve then
+/// refused. Its help and clap's list of values name chess and sums only; `edges` still gets
+/// the advice to use `query`, and the other commands still offer it.
+#[test]
+fn solve_offers_only_the_formats_it_takes() {
+    let help = run(&["solve", "--help"], None).ok();
+    assert!(help.contains("- chess:") && help.contains("- sums:"), "{help}");
+    assert!(!help.contains("edges"), "{help}");
+    let short = run(&["solve", "-h"], None).ok();
+    assert!(short.contains("[possible values: chess, sums]"), "{short}");
+    let bogus = run(&["solve", "--format", "bogus"], None);
+    assert_eq!(bogus.code, 2);
+    assert!(bogus.stderr.contains("[possible values: chess, sums]\n"), "{}", bogus.stderr);
+    let edges = run(&["solve", "--format", "edges", "--nodes", "3"], Some(b"0 1\n"));
+    assert_eq!(edges.code, 2);
+    let advice = "error: solve answers the queries of a file, and an edge list has none: use \
+                  `grundy query --format edges GRAPH QUERIES`\n";
+    assert_eq!(edges.stderr, advice);
+    for command in ["values", "query", "stats"] {
+        let short = run(&[command, "-h"], None).ok();
+        assert!(short.contains("[possible values: chess, sums, edges]"), "{command}: {short}");
+    }
+}
+
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(bytes).unwrap();

@@ -15,7 +15,7 @@ use crate::app::config::{self, Config};
 
 /// Runs `grundy solve` with the user's arguments.
 pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
-    let format = config::format(&args.format)?;
+    let format = config::format(&(&args.format).into())?;
     if !format.has_queries() {
         return Err(Error::Usage(
             "solve answers the queries of a file, and an edge list has none: use `grundy query \
