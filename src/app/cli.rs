@@ -93,10 +93,11 @@ pub enum Command {
 pub struct OctalArgs {
     /// The game's code, e.g. 0.77 or .07.
     pub code: String,
-    /// Compute G(0..=N), or stop earlier when the period is proved.
+    /// Compute G(0..=N), or stop earlier when the period is proved (the table and the plot
+    /// still show G(0..=N): the period gives the rest).
     #[arg(short = 'n', value_name = "N", default_value_t = 100_000)]
     pub n: usize,
-    /// Write the values as CSV `n,grundy` (written whole or not at all).
+    /// Write G(0..=N) as CSV `n,grundy` (written whole or not at all).
     #[arg(long, short = 'o', value_name = "TABLE.csv")]
     pub output: Option<PathBuf>,
     /// Print one JSON object instead of the summary.
