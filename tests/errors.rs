@@ -49,6 +49,27 @@ fn nul_bytes_and_invalid_utf8_are_tokens_in_error() {
     );
 }
 
+/// Regression (issue 24, item 9): a NUL byte was shown as `found "1\02"`, which reads like an
+/// octal escape; control bytes are now `\x00` to `\x1f` and `\x7f`, on both paths and in
+/// edge lists.
+#[test]
+fn control_bytes_in_a_token_are_shown_as_hex_escapes() {
+    let query = "expected a non-negative integer for position 1 of 1 of query 1 (case 1), found";
+    for (input, found) in [
+        (&b"1\n0\n1 1\x002\n"[..], r#""1\x002""#),
+        (b"1\n0\n1 \x01\x7f\n", r#""\x01\x7f""#),
+        (b"1\n0\n1 \"\\\n", r#""\"\\""#),
+    ] {
+        for args in [&["-j", "1", "solve"][..], &["-j", "2", "--chunk-bytes", "3", "solve"]] {
+            let line = run(args, Some(input)).error_line();
+            assert_eq!(line, format!("error: <stdin>:3:3: {query} {found}"), "{args:?}");
+        }
+    }
+    let line = run(&["values", "--format", "edges"], Some(b"0 1\n1 \x00\n")).error_line();
+    let edge = "expected a non-negative integer for the second node of an edge line `u v`";
+    assert_eq!(line, format!(r#"error: <stdin>:2:3: {edge}, found "\x00""#));
+}
+
 #[test]
 fn number_that_does_not_fit_u32() {
     assert_eq!(

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::graph::{narrow_limit, Csr, GameGraph, Offset};
 use crate::meter::{Meter, Stage, Unit};
-use crate::parse::error::{Expected, ParseError, ParseErrorKind};
+use crate::parse::error::{quoted, Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::{quote, Lexer};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
@@ -213,8 +213,10 @@ fn edge(bytes: &[u8], pos: usize, nodes: Option<u32>) -> Result<(u32, u32, usize
         None => Ok((u, v, pos)),
         Some(b'\n') => Ok((u, v, pos + 1)),
         Some(_) => {
-            let reason =
-                format!("found {:?}, but an edge line holds two node ids only", quote(bytes, pos));
+            let reason = format!(
+                "found {}, but an edge line holds two node ids only",
+                quoted(&quote(bytes, pos))
+            );
             let kind = ParseErrorKind::Invalid { expected: Expected::EdgeEnd, reason };
             Err(ParseError { offset: pos, kind })
         }
