@@ -416,6 +416,15 @@ mod tests {
     }
 
     #[test]
+    fn shapes_are_named_in_messages_as_shape_names_them() {
+        use clap::ValueEnum;
+        for name in ShapeName::value_variants() {
+            let value = name.to_possible_value().expect("a value");
+            assert_eq!(Shape::from(*name).name(), value.get_name());
+        }
+    }
+
+    #[test]
     fn node_ranges_parse_with_both_ends_included() {
         assert_eq!(parse_node_range("7"), Ok(NodeRange { min: 7, max: 7 }));
         assert_eq!(parse_node_range("1..100000"), Ok(NodeRange { min: 1, max: 100_000 }));
