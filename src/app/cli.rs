@@ -131,7 +131,8 @@ pub enum FormatName {
 pub struct FormatArgs {
     /// Input format: `chess` (node i: X_i then X_i out-positions), `sums` (node i: K_i then
     /// K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions) or `edges` (one
-    /// `u v` per line, a move from u to v; `#` and `%` lines are comments).
+    /// `u v` or `u,v` per line, a move from u to v, maybe followed by networkx's empty `{}`;
+    /// `#` and `%` lines are comments).
     #[arg(long, value_enum, default_value_t = FormatName::Chess)]
     pub format: FormatName,
     /// Node count of an edge list (`--format edges`) [default: the largest id + 1].
