@@ -30,7 +30,7 @@ pub enum Error {
         message: String,
     },
     /// A case's graph has a cycle, so it is not a game that must end.
-    #[error("{path}: case {case}: cycle {} (cycles are allowed with --loopy)", format_cycle(.cycle))]
+    #[error("{path}: case {case}: cycle {}{}", format_cycle(.cycle), loopy_hint(*.loopy_takes_it))]
     Cycle {
         /// The file or `<stdin>`.
         path: String,
@@ -38,6 +38,9 @@ pub enum Error {
         case: u64,
         /// The nodes of one cycle in move order, smallest id first.
         cycle: Vec<u32>,
+        /// True when `--loopy` would take the input (the chess and edge-list formats, not the
+        /// sums format), so the message may suggest it.
+        loopy_takes_it: bool,
     },
     /// The graph file of `grundy query` holds no case, so there is no graph to query.
     #[error("{path}: holds no case, so there is no graph to query")]
@@ -108,6 +111,16 @@ impl Error {
     }
 }
 
+/// What a cycle error adds: the way to allow cycles, only where `--loopy` would take the
+/// input (suggesting it for the sums format would lead to a second refusal).
+fn loopy_hint(loopy_takes_it: bool) -> &'static str {
+    if loopy_takes_it {
+        " (cycles are allowed with --loopy)"
+    } else {
+        ""
+    }
+}
+
 /// A cycle of more than this many nodes is shown by its head and tail only: a cycle through
 /// a million nodes is a fact to report, not a line to print.
 const CYCLE_SHOWN: usize = 32;
@@ -144,5 +157,15 @@ mod tests {
         assert!(text.starts_with("0 -> 1 -> "), "{text}");
         assert!(text.contains("(1000 nodes in all)"), "{text}");
         assert!(text.ends_with("998 -> 999 -> 0"), "{text}");
+    }
+
+    #[test]
+    fn only_cycles_loopy_would_take_suggest_it() {
+        let cycle = |loopy_takes_it| {
+            Error::Cycle { path: "f".into(), case: 2, cycle: vec![1, 2], loopy_takes_it }
+                .to_string()
+        };
+        assert_eq!(cycle(true), "f: case 2: cycle 1 -> 2 -> 1 (cycles are allowed with --loopy)");
+        assert_eq!(cycle(false), "f: case 2: cycle 1 -> 2 -> 1");
     }
 }

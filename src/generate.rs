@@ -33,6 +33,20 @@ pub enum Shape {
     Tournament,
 }
 
+impl Shape {
+    /// The shape as `--shape` names it, for messages: `random`, `chain`, `layered`, `wide`,
+    /// `tournament`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Random => "random",
+            Shape::Chain => "chain",
+            Shape::Layered => "layered",
+            Shape::Wide => "wide",
+            Shape::Tournament => "tournament",
+        }
+    }
+}
+
 /// Nodes per case: a fixed count (`min == max`) or a range each case's count is drawn from,
 /// both ends included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,8 +154,9 @@ impl Spec {
         if let (Some((_, degree)), Some(d)) = (fixed, self.max_out_degree) {
             if degree > u64::from(d) {
                 return Err(format!(
-                    "a {:?} of {n} nodes has nodes of out-degree {degree}, above --max-out-degree {d}",
-                    self.shape
+                    "--shape {} on {n} nodes gives nodes of out-degree {degree}, above \
+                     --max-out-degree {d}",
+                    self.shape.name()
                 ));
             }
         }
@@ -150,8 +165,8 @@ impl Spec {
                 return Err("--edges needs a fixed --nodes; with a range, use --avg-degree".into())
             }
             (Some((count, _)), Edges::Exact(e)) if e != count => {
-                let shape = format!("{:?}", self.shape).to_lowercase();
-                return Err(format!("a {shape} of {n} nodes has {count} edges, not {e}"));
+                let shape = self.shape.name();
+                return Err(format!("--shape {shape} on {n} nodes has {count} edges, not {e}"));
             }
             (Some((count, _)), _) => count,
             (None, Edges::Mean(a)) if !(a.is_finite() && a >= 0.0) => {
@@ -162,8 +177,8 @@ impl Spec {
                 let room = capacity(self, max);
                 if e > room {
                     return Err(format!(
-                        "{e} edges do not fit in {n} nodes of the {:?} shape{}: at most {room} do",
-                        self.shape,
+                        "{e} edges do not fit in {n} nodes of --shape {}{}: at most {room} do",
+                        self.shape.name(),
                         self.limits_text()
                     ));
                 }
@@ -177,14 +192,17 @@ impl Spec {
     }
 
     fn limits_text(&self) -> String {
-        let mut text = String::new();
+        let mut limits = Vec::new();
         if self.simple {
-            text.push_str(" with --simple");
+            limits.push("--simple".to_string());
         }
         if let Some(d) = self.max_out_degree {
-            text.push_str(&format!(" with --max-out-degree {d}"));
+            limits.push(format!("--max-out-degree {d}"));
         }
-        text
+        if limits.is_empty() {
+            return String::new();
+        }
+        format!(" with {}", limits.join(" and "))
     }
 }
 

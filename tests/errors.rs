@@ -49,6 +49,27 @@ fn nul_bytes_and_invalid_utf8_are_tokens_in_error() {
     );
 }
 
+/// Regression (issue 24, item 9): a NUL byte was shown as `found "1\02"`, which reads like an
+/// octal escape; control bytes are now `\x00` to `\x1f` and `\x7f`, on both paths and in
+/// edge lists.
+#[test]
+fn control_bytes_in_a_token_are_shown_as_hex_escapes() {
+    let query = "expected a non-negative integer for position 1 of 1 of query 1 (case 1), found";
+    for (input, found) in [
+        (&b"1\n0\n1 1\x002\n"[..], r#""1\x002""#),
+        (b"1\n0\n1 \x01\x7f\n", r#""\x01\x7f""#),
+        (b"1\n0\n1 \"\\\n", r#""\"\\""#),
+    ] {
+        for args in [&["-j", "1", "solve"][..], &["-j", "2", "--chunk-bytes", "3", "solve"]] {
+            let line = run(args, Some(input)).error_line();
+            assert_eq!(line, format!("error: <stdin>:3:3: {query} {found}"), "{args:?}");
+        }
+    }
+    let line = run(&["values", "--format", "edges"], Some(b"0 1\n1 \x00\n")).error_line();
+    let edge = "expected a non-negative integer for the second node of an edge line `u v`";
+    assert_eq!(line, format!(r#"error: <stdin>:2:3: {edge}, found "\x00""#));
+}
+
 #[test]
 fn number_that_does_not_fit_u32() {
     assert_eq!(
@@ -125,6 +146,26 @@ fn cycles_name_their_nodes_and_case() {
         solve_error(b"2\n1 1\n1 1\n0\n"),
         "error: FILE: case 1: cycle 1 -> 1 (cycles are allowed with --loopy)"
     );
+}
+
+/// Regression (issue 24, item 5): a cycle in a sums-format file said "(cycles are allowed with
+/// --loopy)", and `--loopy` then refused the sums format. The hint stays where `--loopy` takes
+/// the input: the chess and edge-list formats.
+#[test]
+fn only_cycles_loopy_would_take_suggest_it() {
+    let sums: &[u8] = b"2\n1 1 1\n1 1 0\n0\n";
+    for threads in ["1", "2"] {
+        let line = run(&["-j", threads, "solve", "--format", "sums"], Some(sums)).error_line();
+        assert_eq!(line, "error: <stdin>: case 1: cycle 0 -> 1 -> 0", "{threads}");
+    }
+    let refused = run(&["solve", "--format", "sums", "--loopy"], Some(sums));
+    assert_eq!(refused.code, 2, "the hint would have led here");
+    let hint = "(cycles are allowed with --loopy)";
+    let chess = run(&["solve"], Some(b"2\n1 1\n1 0\n0\n")).error_line();
+    assert_eq!(chess, format!("error: <stdin>: case 1: cycle 0 -> 1 -> 0 {hint}"));
+    let edges = run(&["values", "--format", "edges"], Some(b"0 1\n1 0\n")).error_line();
+    assert_eq!(edges, format!("error: <stdin>: case 1: cycle 0 -> 1 -> 0 {hint}"));
+    assert_eq!(run(&["values", "--format", "edges", "--loopy"], Some(b"0 1\n1 0\n")).code, 0);
 }
 
 #[test]

@@ -5,8 +5,9 @@ use std::io::Write;
 
 use crate::util::*;
 
-/// `case` as an edge list: comment lines in both styles, tabs or spaces, CRLF or LF, blank
-/// lines, and the edges of all nodes shuffled (a node's own edges keep their order).
+/// `case` as an edge list: comment lines in both styles, tabs, spaces or commas between the
+/// ids, networkx's empty data dict `{}` after some, CRLF or LF, blank lines, and the edges of
+/// all nodes shuffled (a node's own edges keep their order).
 fn edge_list(rng: &mut Rng, case: &Case) -> Vec<u8> {
     // Sources in a random interleaving; each takes its out-positions in order, since the CSR
     // lists a node's out-positions in input order.
@@ -20,13 +21,20 @@ fn edge_list(rng: &mut Rng, case: &Case) -> Vec<u8> {
     });
     let edges: Vec<(usize, u32)> = edges.collect();
     let mut out = b"# a SNAP-style header\n% and a Matrix Market one\n".to_vec();
+    const SEPARATORS: [&str; 6] = [" ", "\t", ",", ", ", " , ", "\t,"];
     for (u, v) in edges {
-        let sep = if rng.chance(1, 2) { "\t" } else { " " };
+        let sep = SEPARATORS[rng.below(SEPARATORS.len() as u64) as usize];
+        let data = match rng.below(6) {
+            0 => " {}",
+            1 => ",{}",
+            2 => "\t{} ",
+            _ => "",
+        };
         let end = if rng.chance(1, 4) { "\r\n" } else { "\n" };
         if rng.chance(1, 20) {
             out.extend_from_slice(b"\n# a comment between edges\n");
         }
-        out.extend_from_slice(format!("{u}{sep}{v}{end}").as_bytes());
+        out.extend_from_slice(format!("{u}{sep}{v}{data}{end}").as_bytes());
     }
     out
 }
@@ -83,10 +91,17 @@ fn edge_lists_give_the_values_of_the_same_graph() {
 #[test]
 fn edge_list_errors_name_line_and_column() {
     let dir = tempdir();
-    let cases: [(&[u8], &[&str], &str); 6] = [
+    let data = "a third field; an edge line holds two node ids and at most an empty `{}`: write \
+                the list without data (networkx: write_edgelist(G, path, data=False))";
+    let weight = format!("2:5: the end of an edge line `u v`: found \"{{'weight': 3}}\", {data}");
+    let seven = format!("2:5: the end of an edge line `u v`: found \"7\", {data}");
+    let cases: [(&[u8], &[&str], &str); 9] = [
         (b"# c\n0 1\n1 x\n", &[], "3:3: expected a non-negative integer for the second node of an edge line `u v`, found \"x\""),
         (b"0 1\n2\n", &[], "2:2: the second node of an edge line `u v`: the line ends after one node id"),
-        (b"0 1\n1 2 7\n", &[], "2:5: the end of an edge line `u v`: found \"7\", but an edge line holds two node ids only"),
+        (b"0 1\n1 2 7\n", &[], &seven),
+        (b"0 1 {}\n1 2 {'weight': 3}\n", &[], &weight),
+        (b"0,1\n1,\r\n", &[], "2:4: the second node of an edge line `u v`: the line ends after a `,`"),
+        (b"0,1\n1;2\n", &[], "2:1: expected a non-negative integer for the first node of an edge line `u v`, found \"1;2\""),
         (b"0 1\n1 5\n", &["--nodes", "3"], "2:3: the second node of an edge line `u v` is 5, but the case has 3 nodes (ids 0 to 2)"),
         (b"0 4000000000\n", &[], "1:3: the second node of an edge line `u v`: node id 4000000000 would make a graph of 4000000001 nodes from 1 edges; give --nodes to allow it"),
         (b"0 1\n1 0\n", &[], "case 1: cycle 0 -> 1 -> 0 (cycles are allowed with --loopy)"),
@@ -112,6 +127,30 @@ fn edge_list_errors_name_line_and_column() {
     assert_eq!(run1.code, 2);
     assert!(run1.stderr.contains("grundy query --format edges"), "{}", run1.stderr);
     assert_eq!(run(&["values", file, "--nodes", "4"], None).code, 2);
+}
+
+/// Regression (issue 24, item 6): `solve --help` offered `--format edges`, which solve then
+/// refused. Its help and clap's list of values name chess and sums only; `edges` still gets
+/// the advice to use `query`, and the other commands still offer it.
+#[test]
+fn solve_offers_only_the_formats_it_takes() {
+    let help = run(&["solve", "--help"], None).ok();
+    assert!(help.contains("- chess:") && help.contains("- sums:"), "{help}");
+    assert!(!help.contains("edges"), "{help}");
+    let short = run(&["solve", "-h"], None).ok();
+    assert!(short.contains("[possible values: chess, sums]"), "{short}");
+    let bogus = run(&["solve", "--format", "bogus"], None);
+    assert_eq!(bogus.code, 2);
+    assert!(bogus.stderr.contains("[possible values: chess, sums]\n"), "{}", bogus.stderr);
+    let edges = run(&["solve", "--format", "edges", "--nodes", "3"], Some(b"0 1\n"));
+    assert_eq!(edges.code, 2);
+    let advice = "error: solve answers the queries of a file, and an edge list has none: use \
+                  `grundy query --format edges GRAPH QUERIES`\n";
+    assert_eq!(edges.stderr, advice);
+    for command in ["values", "query", "stats"] {
+        let short = run(&[command, "-h"], None).ok();
+        assert!(short.contains("[possible values: chess, sums, edges]"), "{command}: {short}");
+    }
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {

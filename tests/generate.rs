@@ -195,6 +195,34 @@ fn output_file_appears_whole_and_bad_arguments_exit_2() {
     assert_eq!(names.len(), 1, "no temporary file is left: {names:?}");
 }
 
+/// Regression (issue 24, item 9): `generate -n 5 --edges 100 --simple` said "of the Random
+/// shape", a name from the code; messages name the shape as `--shape` does.
+#[test]
+fn messages_name_the_shape_as_the_option_does() {
+    for (args, message) in [
+        (
+            &["-n", "5", "--edges", "100", "--simple"][..],
+            "100 edges do not fit in 5 nodes of --shape random with --simple: at most 10 do",
+        ),
+        (
+            &["-n", "5", "--edges", "100", "--simple", "--max-out-degree", "3", "--shape", "wide"],
+            "100 edges do not fit in 5 nodes of --shape wide with --simple and --max-out-degree \
+             3: at most 4 do",
+        ),
+        (
+            &["-n", "5", "--shape", "tournament", "--max-out-degree", "2"],
+            "--shape tournament on 5 nodes gives nodes of out-degree 4, above --max-out-degree 2",
+        ),
+        (
+            &["-n", "5", "--shape", "chain", "--edges", "7"],
+            "--shape chain on 5 nodes has 4 edges, not 7",
+        ),
+    ] {
+        let run = run(&[&["generate"][..], args].concat(), None);
+        assert_eq!((run.code, run.stderr.as_str()), (2, format!("error: {message}\n").as_str()));
+    }
+}
+
 #[test]
 fn back_edges_point_back_in_that_share_and_zero_changes_nothing() {
     let base = ["-n", "20000", "--edges", "100000", "-q", "10", "--sorted", "--seed", "5"];

@@ -311,6 +311,38 @@ fn stats_counts_infinite_nodes_and_draws() {
     assert!(!dag.contains("draws") && !dag.contains("infinite"), "{dag}");
 }
 
+/// Regression (issue 24, item 7): `stats --loopy` printed `levels 0`, `widest level 0 nodes
+/// (level 0)` and JSON `"levels": 0`, `"level_histogram": []`: figures the labelling never
+/// computes. The text leaves them out; the JSON has them as `null`. Without --loopy they stay.
+#[test]
+fn stats_shows_no_levels_of_a_loopy_game() {
+    let input: &[u8] = b"3\n1 1\n1 0\n0\n1 2\n0\n2\n1 1\n0\n1 0\n0\n";
+    for threads in ["1", "2"] {
+        let text = run(&["-j", threads, "stats", "--loopy"], Some(input)).ok();
+        for line in ["levels", "widest level", "nodes per level"] {
+            assert!(!text.contains(line), "{line}: {text}");
+        }
+        assert!(text.contains("  infinite nodes   2\n"), "{text}");
+        let json = run(&["-j", threads, "stats", "--loopy", "--json"], Some(input)).ok();
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let cases = json["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), 2);
+        for stats in cases.iter().chain([&json["total"]]) {
+            for key in ["levels", "widest_level", "level_histogram"] {
+                assert!(stats[key].is_null(), "{key}: {stats}");
+            }
+        }
+        let acyclic: &[u8] = b"2\n1 1\n0\n1 0\n0\n";
+        let plain = run(&["-j", threads, "stats", "--json"], Some(acyclic)).ok();
+        let plain: serde_json::Value = serde_json::from_str(&plain).unwrap();
+        assert_eq!(plain["total"]["levels"], 2);
+        assert_eq!(plain["total"]["level_histogram"], serde_json::json!([1, 1]));
+        let text = run(&["-j", threads, "stats"], Some(acyclic)).ok();
+        assert!(text.contains("  levels           2\n"), "{text}");
+        assert!(text.contains("  widest level     1 nodes (level 0)\n"), "{text}");
+    }
+}
+
 #[test]
 fn large_cyclic_games_give_the_same_bytes_on_both_paths() {
     // Frontiers of thousands of nodes: the parallel rounds run, and must agree with the

@@ -99,9 +99,11 @@ fn published_periods_are_found_and_certified() {
         let run = octal("2", code, &["-n", "100000"]);
         assert_eq!(period_of(&run.json), Some((period, preperiod)), "{code}");
         assert_eq!(run.json["certified"], true, "{code}");
-        // It stopped where the proof is complete, and every value is right.
+        // It stopped where the proof is complete, the table goes on to the n asked for, and
+        // every value computed is right.
         let n = run.json["n"].as_u64().unwrap() as usize;
-        assert_eq!(run.table.len(), n + 1, "{code}");
+        assert_eq!(run.table.len(), 100_001, "{code}");
+        assert_eq!(run.json["extended_to"], 100_000, "{code}");
         assert!(n < 100_000, "{code}: stopped at {n}");
         if n <= 8000 {
             let digits: Vec<u32> = code
@@ -112,7 +114,7 @@ fn published_periods_are_found_and_certified() {
                 .collect();
             let mut all = vec![0];
             all.extend(digits);
-            assert_eq!(run.table, brute_force(&all, n), "{code}");
+            assert_eq!(run.table[..=n], brute_force(&all, n), "{code}");
         }
     }
     // Kayles' values from OEIS A002186.
@@ -121,6 +123,41 @@ fn published_periods_are_found_and_certified() {
         kayles[..24],
         [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4, 1, 2, 7, 1, 4, 3, 2, 1, 4, 6, 7]
     );
+}
+
+/// Regression (issue 24, item 8): `octal 0.77 -n 20000 -o t.csv` wrote 167 rows, since the
+/// computation stops where the period is proved. The table (and the plot) now go to the n
+/// asked for, the rest given by the period; `n` and `computed` still say where the
+/// computation stopped, `extended_to` and `extended` how far the files go.
+#[test]
+fn the_table_goes_to_the_n_asked_for_past_a_proved_period() {
+    let n = 4000;
+    for (code, digits) in [("0.77", vec![0, 7, 7]), ("0.07", vec![0, 0, 7]), (".45", vec![0, 4, 5])]
+    {
+        let truth = brute_force(&digits, n);
+        let naive = octal("1", code, &["-n", &n.to_string(), "--naive"]);
+        for threads in ["1", "2"] {
+            let run = octal(threads, code, &["-n", &n.to_string()]);
+            assert_eq!(run.table, truth, "{code}");
+            assert_eq!(run.table, naive.table, "{code}");
+            let computed = run.json["n"].as_u64().unwrap() as usize;
+            assert!(computed < n / 2, "{code}: computed to {computed}");
+            assert_eq!(run.json["extended_to"], n, "{code}");
+        }
+        let text = run(&["octal", code, "-n", &n.to_string()], None).ok();
+        let computed = naive.json["n"].as_u64().unwrap();
+        assert!(text.contains(&format!("computed   G(0..={computed})\n")), "{text}");
+        let extended = format!(
+            "extended   G({}..={n}) by the period (-o and --plot show G(0..={n}))\n",
+            computed + 1
+        );
+        assert!(text.contains(&extended), "{text}");
+    }
+    // Without a period nothing is extended.
+    let plain = octal("2", "0.007", &["-n", "300"]);
+    let ends = (plain.json["n"].as_u64(), plain.json["extended_to"].as_u64());
+    assert_eq!((ends, plain.table.len()), ((Some(300), Some(300)), 301));
+    assert!(!run(&["octal", "0.007", "-n", "300"], None).ok().contains("extended"));
 }
 
 #[test]
@@ -266,19 +303,20 @@ fn bad_codes_are_one_error_line_and_write_nothing() {
 fn the_plot_is_valid_svg() {
     let dir = tempdir();
     let svg = dir.path().join("g.svg");
-    let out = run(&["octal", "0.07", "--plot", svg.to_str().unwrap()], None);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let text = std::fs::read_to_string(&svg).unwrap();
-    let doc = roxmltree::Document::parse(&text).unwrap();
-    let root = doc.root_element();
-    assert_eq!(root.tag_name().name(), "svg");
-    // One point per value: the picture holds the sequence.
-    let points = root.descendants().filter(|n| n.tag_name().name() == "circle").count();
-    let stdout = out.stdout_text();
-    let n = stdout.lines().find(|l| l.starts_with("computed")).unwrap();
-    let last: usize = n.trim_end_matches(')').rsplit('=').next().unwrap().parse().unwrap();
-    assert_eq!(points, last + 1, "{n}");
-    assert!(text.contains("period 34 from n = 53"));
+    let points = |n: &str| {
+        let out = run(&["octal", "0.07", "-n", n, "--plot", svg.to_str().unwrap()], None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.contains("period 34 from n = 53"));
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let root = doc.root_element();
+        assert_eq!(root.tag_name().name(), "svg");
+        root.descendants().filter(|n| n.tag_name().name() == "circle").count()
+    };
+    // One point per value of G(0..=n), past the proof too: the picture holds the sequence.
+    assert_eq!(points("3000"), 3001);
+    // A long one is sampled evenly: every sixth of G(0..=100000).
+    assert_eq!(points("100000"), 100_001usize.div_ceil(6));
 }
 
 #[test]

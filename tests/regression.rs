@@ -210,3 +210,34 @@ fn cases_past_the_32_bit_offsets_give_the_same_answers() {
         }
     }
 }
+
+/// Regression (issue 24, item 5b): a query file with one id out of range was told "QUERIES
+/// looks like a graph file", because any query file starts like a graph (`1 0` is a case of
+/// one node). The hint now needs the whole file to read as a graph file; a real one, in
+/// either format, still gets it.
+#[test]
+fn only_a_query_file_that_reads_as_a_graph_file_is_called_one() {
+    let dir = tempdir();
+    let graph = write_file(dir.path(), "g.txt", b"3\n1 1\n1 2\n0\n0\n");
+    let queries = write_file(dir.path(), "q.txt", b"1 0\n2 0 2\n1 7\n");
+    let other = write_file(dir.path(), "g2.txt", b"4\n1 1\n1 2\n1 3\n0\n2 0 3\n0\n2\n0\n0\n");
+    let sums = write_file(dir.path(), "s.txt", b"2\n1 1 1\n0\n1 0\n0\n");
+    let sums_other = write_file(dir.path(), "s2.txt", b"3\n1 2 1 2\n0\n0\n1 0\n");
+    let [g, q, o, s, s2] =
+        [&graph, &queries, &other, &sums, &sums_other].map(|p| p.to_str().unwrap());
+    let error = |args: &[&str]| {
+        let run = run(args, None);
+        assert_eq!(run.code, 1, "{args:?}");
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        run.stderr.trim_end().to_string()
+    };
+    for threads in ["1", "2"] {
+        let line = error(&["-j", threads, "query", g, q]);
+        let bad_id = "position 1 of 1 of query 3 is 7, but the case has 3 nodes (ids 0 to 2)";
+        assert_eq!(line, format!("error: {q}:3:3: {bad_id}"), "{threads}");
+        let line = error(&["-j", threads, "query", g, o]);
+        assert!(line.contains("(QUERIES looks like a graph file: it reads as a case of 4 nodes;"));
+        let line = error(&["-j", threads, "query", "--format", "sums", s, s2]);
+        assert!(line.contains("(QUERIES looks like a graph file: it reads as a case of 3 nodes;"));
+    }
+}

@@ -107,10 +107,11 @@ pub enum Command {
 pub struct OctalArgs {
     /// The game's code, e.g. 0.77 or .07.
     pub code: String,
-    /// Compute G(0..=N), or stop earlier when the period is proved.
+    /// Compute G(0..=N), or stop earlier when the period is proved (the table and the plot
+    /// still show G(0..=N): the period gives the rest).
     #[arg(short = 'n', value_name = "N", default_value_t = 100_000)]
     pub n: usize,
-    /// Write the values as CSV `n,grundy` (written whole or not at all).
+    /// Write G(0..=N) as CSV `n,grundy` (written whole or not at all).
     #[arg(long, short = 'o', value_name = "TABLE.csv")]
     pub output: Option<PathBuf>,
     /// Print one JSON object instead of the summary.
@@ -144,12 +145,46 @@ pub enum FormatName {
 pub struct FormatArgs {
     /// Input format: `chess` (node i: X_i then X_i out-positions), `sums` (node i: K_i then
     /// K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions) or `edges` (one
-    /// `u v` per line, a move from u to v; `#` and `%` lines are comments).
+    /// `u v` or `u,v` per line, a move from u to v, maybe followed by networkx's empty `{}`;
+    /// `#` and `%` lines are comments).
     #[arg(long, value_enum, default_value_t = FormatName::Chess)]
     pub format: FormatName,
     /// Node count of an edge list (`--format edges`) [default: the largest id + 1].
     #[arg(long, value_name = "N")]
     pub nodes: Option<u32>,
+}
+
+/// How the input of `solve` is written: the formats with queries. `edges` is accepted but
+/// hidden from the help and from clap's list of values, so that it gets the advice to use
+/// `grundy query` (`Error::Usage`) rather than being offered and then refused.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SolveFormatArgs {
+    /// Input format: `chess` (node i: X_i then X_i out-positions) or `sums` (node i: K_i then
+    /// K_i moves, each `c q_1 .. q_c`, a move to the sum of c positions).
+    #[arg(long, default_value = "chess", value_parser = solve_formats())]
+    pub format: FormatName,
+    /// Node count of an edge list, which solve does not take (hidden: it only leads to the
+    /// advice `--format edges` gets).
+    #[arg(long, value_name = "N", hide = true)]
+    pub nodes: Option<u32>,
+}
+
+impl From<&SolveFormatArgs> for FormatArgs {
+    fn from(args: &SolveFormatArgs) -> FormatArgs {
+        FormatArgs { format: args.format, nodes: args.nodes }
+    }
+}
+
+/// The values of `solve --format`: every format, `edges` hidden (see [`SolveFormatArgs`]).
+fn solve_formats() -> impl clap::builder::TypedValueParser<Value = FormatName> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    use clap::ValueEnum;
+    let values = FormatName::value_variants().iter().filter_map(ValueEnum::to_possible_value);
+    let values = values.map(|value| {
+        let edges = value.get_name() == "edges";
+        value.hide(edges)
+    });
+    PossibleValuesParser::new(values).try_map(|name: String| FormatName::from_str(&name, false))
 }
 
 /// Arguments of `grundy solve`.
@@ -159,13 +194,13 @@ pub struct SolveArgs {
     pub file: Option<PathBuf>,
     /// How the input is written.
     #[command(flatten)]
-    pub format: FormatArgs,
+    pub format: SolveFormatArgs,
     /// Also write a CSV report, one row per query:
     /// case,query,positions,nim_sum,result,move_from,move_to.
     #[arg(long, value_name = "CSV")]
     pub report: Option<PathBuf>,
     /// Allow cycles and self-loops: generalized Sprague-Grundy values (finite or inf), and
-    /// WIN, LOSE or DRAW (infinite play) per query. Chess and edge-list formats.
+    /// WIN, LOSE or DRAW (infinite play) per query. The chess format only (not sums).
     #[arg(long)]
     pub loopy: bool,
     /// Where the processes of a cluster run.
@@ -394,6 +429,32 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn solve_offers_the_formats_with_queries_only() {
+        let cli = Cli::command();
+        let solve = cli.find_subcommand("solve").expect("solve");
+        let format = solve.get_arguments().find(|a| a.get_id() == "format").expect("--format");
+        let shown: Vec<String> = format
+            .get_possible_values()
+            .iter()
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_string())
+            .collect();
+        assert_eq!(shown, ["chess", "sums"]);
+        let edges = Cli::try_parse_from(["grundy", "solve", "--format", "edges"]).expect("taken");
+        let Command::Solve(args) = edges.command else { panic!("solve") };
+        assert_eq!(args.format.format, FormatName::Edges);
+    }
+
+    #[test]
+    fn shapes_are_named_in_messages_as_shape_names_them() {
+        use clap::ValueEnum;
+        for name in ShapeName::value_variants() {
+            let value = name.to_possible_value().expect("a value");
+            assert_eq!(Shape::from(*name).name(), value.get_name());
+        }
     }
 
     #[test]

@@ -132,6 +132,9 @@ impl<'a> CaseReader<'a> {
             path: self.input.name().to_string(),
             case,
             cycle: cycle.0,
+            // `--loopy` refuses the sums format: moves to sums of loopy games are not
+            // supported.
+            loopy_takes_it: self.format != Format::Sums,
         })?;
         let order = start.elapsed();
         let start = Instant::now();

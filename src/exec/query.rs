@@ -48,25 +48,51 @@ pub fn query(
             Ok(stop_if_all_closed(&[&*out])?)
         },
     );
-    answered.and_then(|_| reader.expect_end()).map_err(|e| hint_graph_file(e, queries_input))
+    answered
+        .and_then(|_| reader.expect_end())
+        .map_err(|e| hint_graph_file(e, queries_input, format))
 }
 
 /// Adds to an error in a query file that the file reads as a graph, when it does: the likely
 /// mistake is a graph file given where the queries belong.
-fn hint_graph_file(error: Error, queries: &Input) -> Error {
+fn hint_graph_file(error: Error, queries: &Input, format: Format) -> Error {
     match error {
         Error::Parse { path, line, column, message } if path == queries.name() => {
-            let graph = ChessReader::new(queries.bytes()).next_graph();
-            let message = match graph {
-                Ok(Some(g)) if g.node_count() > 0 => format!(
-                    "{message} (QUERIES looks like a graph file: it reads as a case of {} nodes; \
-                     give a file of queries, `M p_1 .. p_M` per line)",
-                    g.node_count()
+            let message = match graph_file_nodes(queries.bytes(), format) {
+                Some(nodes) => format!(
+                    "{message} (QUERIES looks like a graph file: it reads as a case of {nodes} \
+                     nodes; give a file of queries, `M p_1 .. p_M` per line)"
                 ),
-                _ => message,
+                None => message,
             };
             Error::Parse { path, line, column, message }
         }
         other => other,
     }
+}
+
+/// The node count of the first case of `bytes` when the whole of it reads as a graph file
+/// (the sums format for `Format::Sums`, else the chess format), every case's graph and
+/// queries well formed up to the end, and the first case has nodes; else `None`.
+///
+/// Any query file starts like a graph (`1 0` is a case of one node), so a graph read at its
+/// start proves nothing: a query file with one id out of range would be called a graph file.
+/// Read to its end, a query file almost never holds: its first query's length would have to
+/// be a node count, and every id after it below that count, in lists and queries that end
+/// exactly at the end of the file. Error path only: it reads the file again.
+fn graph_file_nodes(bytes: &[u8], format: Format) -> Option<usize> {
+    let mut reader = ChessReader::new(bytes);
+    let mut positions = Vec::new();
+    let mut first = None;
+    loop {
+        let nodes = if format == Format::Sums {
+            reader.next_sums_graph().ok()?.map(|g| g.node_count())
+        } else {
+            reader.next_graph().ok()?.map(|g| g.node_count())
+        };
+        let Some(nodes) = nodes else { break };
+        first.get_or_insert(nodes);
+        while reader.next_query(&mut positions).ok()? {}
+    }
+    first.filter(|&n| n > 0)
 }

@@ -4,7 +4,8 @@
 //! lasted half a second (a display thread shows it then, whether or not the engine has
 //! reported since), so short runs and pipelines never see it. Each stage moves the bar: bytes while a
 //! file is read or its queries answered, nodes while a case is ordered and evaluated, rows
-//! while a CSV is written. Counts and rates are in human units (`4.5 M/10.0 M nodes, 37.1 M/s`)
+//! while a CSV is written. Counts and rates are in human units (`4.5 M/10.0 M nodes, 37.1 M/s`),
+//! a stage whose total is known shows the time it has left at its rate so far (`0:07 left`),
 //! and the line fits 80 columns. Output to stdout on the same terminal goes through
 //! [`Progress::suspend`], so the bar never overwrites answers.
 
@@ -22,9 +23,9 @@ const SHOW_AFTER: Duration = Duration::from_millis(500);
 const REDRAW_EVERY: Duration = Duration::from_millis(100);
 /// The whole line: spinner, elapsed time, bar, message.
 const LINE_WIDTH: usize = 80;
-/// Columns before the message: spinner (1), space, elapsed (`00:01:02`, 8), space, bar (20),
-/// space.
-const PREFIX_WIDTH: usize = 32;
+/// Columns before the message: spinner (1), space, elapsed (`00:01:02`, 8), space, bar
+/// ([`BAR_WIDTH`]), space.
+const PREFIX_WIDTH: usize = 12 + BAR_WIDTH;
 
 /// A progress bar on stderr, fed through [`Meter`].
 ///
@@ -154,8 +155,13 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Width of the bar itself, in characters.
-const BAR_WIDTH: usize = 20;
+/// Width of the bar itself, in characters: ten steps of 10 %, so that the message has room
+/// for the count, the rate and the time left (`case 1: evaluating 4.5 M/10.0 M nodes,
+/// 37.2 M/s, 0:07 left` is 58 columns).
+const BAR_WIDTH: usize = 10;
+/// A stage must have run this long before its time left is shown: a rate measured over
+/// less swings too much to be read.
+const TIME_LEFT_AFTER: f64 = 0.5;
 
 /// `done` of the stage's total as a bar of [`BAR_WIDTH`] characters: `=====>              `;
 /// blank when the total is unknown.
@@ -173,7 +179,8 @@ fn bar_text(stage: &Stage, done: u64) -> String {
 }
 
 /// The bar's message for `stage` with `done` units done after `seconds`, cut to fit the line:
-/// `case 3: evaluating 4.5 M/10.0 M nodes, 37.1 M/s`.
+/// `case 3: evaluating 4.5 M/10.0 M nodes, 37.1 M/s, 0:07 left`. When the line is too short
+/// for everything, the rate goes first, the time left last.
 pub fn stage_message(stage: &Stage, done: u64, seconds: f64) -> String {
     let mut text = String::new();
     if stage.case > 0 {
@@ -193,17 +200,38 @@ pub fn stage_message(stage: &Stage, done: u64, seconds: f64) -> String {
             text.push(' ');
             text.push_str(stage.unit.name());
         }
-        if seconds > 0.05 && done > 0 {
-            let rate = done as f64 / seconds;
-            let rate = if bytes { human_bytes(rate) } else { human(rate) };
-            text.push_str(&format!(", {rate}/s"));
-        }
     }
+    let rate = (seconds > 0.05 && done > 0).then(|| {
+        let rate = done as f64 / seconds;
+        let rate = if bytes { human_bytes(rate) } else { human(rate) };
+        format!(", {rate}/s")
+    });
+    let left = time_left(stage, done, seconds).map(|t| format!(", {t} left"));
     let room = LINE_WIDTH - PREFIX_WIDTH;
+    // Where not everything fits, the rate goes first: the time left says more.
+    let left_len = left.as_ref().map_or(0, String::len);
+    let rate = rate.filter(|rate| text.chars().count() + rate.len() + left_len <= room);
+    text.extend(rate.into_iter().chain(left));
     if text.chars().count() > room {
         text = text.chars().take(room - 3).collect::<String>() + "...";
     }
     text
+}
+
+/// The time `stage` has left at its rate so far, `m:ss` or `h:mm:ss`, once it has run
+/// [`TIME_LEFT_AFTER`] seconds; `None` when its total is unknown or it is done.
+fn time_left(stage: &Stage, done: u64, seconds: f64) -> Option<String> {
+    if stage.total == 0 || done == 0 || done >= stage.total || seconds < TIME_LEFT_AFTER {
+        return None;
+    }
+    let left = ((stage.total - done) as f64 * seconds / done as f64).ceil();
+    // Past 99 hours an estimate is a shrug, and its digits would not fit.
+    if left >= 100.0 * 3600.0 {
+        return Some("over 99 h".into());
+    }
+    let left = left as u64;
+    let (h, m, s) = (left / 3600, left / 60 % 60, left % 60);
+    Some(if h > 0 { format!("{h}:{m:02}:{s:02}") } else { format!("{m}:{s:02}") })
 }
 
 /// `x` with three significant digits and an SI prefix: `512`, `37.1 k`, `4.5 M`, `1.2 G`.
@@ -250,11 +278,31 @@ mod tests {
     #[test]
     fn bars_fill_with_the_count() {
         let stage = Stage { case: 1, name: "x", unit: Unit::Rows, total: 100 };
-        assert_eq!(bar_text(&stage, 0), format!(">{}", " ".repeat(19)));
-        assert_eq!(bar_text(&stage, 50), format!("{}>{}", "=".repeat(10), " ".repeat(9)));
-        assert_eq!(bar_text(&stage, 100), "=".repeat(20));
-        assert_eq!(bar_text(&stage, 1000), "=".repeat(20));
-        assert_eq!(bar_text(&Stage { total: 0, ..stage }, 5), " ".repeat(20));
+        assert_eq!(bar_text(&stage, 0), format!(">{}", " ".repeat(9)));
+        assert_eq!(bar_text(&stage, 50), format!("{}>{}", "=".repeat(5), " ".repeat(4)));
+        assert_eq!(bar_text(&stage, 100), "=".repeat(10));
+        assert_eq!(bar_text(&stage, 1000), "=".repeat(10));
+        assert_eq!(bar_text(&Stage { total: 0, ..stage }, 5), " ".repeat(10));
+    }
+
+    #[test]
+    fn known_totals_show_the_time_left_at_the_rate_so_far() {
+        let stage = Stage { case: 1, name: "evaluating", unit: Unit::Nodes, total: 10_000_000 };
+        // 4.5 M in 6 s: 5.5 M more take 7.33 s, shown rounded up.
+        let text = stage_message(&stage, 4_500_000, 6.0);
+        assert_eq!(text, "case 1: evaluating 4.5 M/10.0 M nodes, 750 k/s, 0:08 left");
+        assert_eq!(time_left(&stage, 1_000_000, 400.0).as_deref(), Some("1:00:00"));
+        assert_eq!(time_left(&stage, 1, 1000.0).as_deref(), Some("over 99 h"));
+        // Not before half a second of the stage, nor without a total, nor once done.
+        assert_eq!(time_left(&stage, 4_500_000, 0.4), None);
+        assert_eq!(time_left(&Stage { total: 0, ..stage }, 5, 9.0), None);
+        assert_eq!(time_left(&stage, 10_000_000, 9.0), None);
+        let unknown = Stage { case: 0, name: "reading", unit: Unit::Bytes, total: 0 };
+        assert_eq!(stage_message(&unknown, 2_000_000, 2.0), "reading 2.0 MB, 1.0 MB/s");
+        // A long line drops the rate before the time left.
+        let long = Stage { case: 123_456, ..stage };
+        let text = stage_message(&long, 4_500_000, 6.0);
+        assert_eq!(text, "case 123456: evaluating 4.5 M/10.0 M nodes, 0:08 left");
     }
 
     #[test]
@@ -262,12 +310,21 @@ mod tests {
         let stage = Stage { case: 3, name: "evaluating", unit: Unit::Nodes, total: 10_000_000 };
         let text = stage_message(&stage, 4_500_000, 0.121);
         assert_eq!(text, "case 3: evaluating 4.5 M/10.0 M nodes, 37.2 M/s");
+        // The usual widest line, with everything, fills the room exactly.
+        let big = Stage { total: 100_000_000, ..stage };
+        let text = stage_message(&big, 18_600_000, 0.5);
+        assert_eq!(text, "case 3: evaluating 18.6 M/100 M nodes, 37.2 M/s, 0:03 left");
+        assert_eq!(text.chars().count(), LINE_WIDTH - PREFIX_WIDTH);
         let bytes = Stage { case: 0, name: "reading", unit: Unit::Bytes, total: 860_000_000 };
         assert_eq!(stage_message(&bytes, 0, 0.0), "reading 0 B/860 MB");
         // The largest numbers and a long case number still fit.
         let huge =
             Stage { case: u64::MAX, name: "answering", unit: Unit::Queries, total: u64::MAX };
         let text = stage_message(&huge, u64::MAX / 3, 1.0);
+        assert!(text.chars().count() <= LINE_WIDTH - PREFIX_WIDTH, "{text}");
+        let slow = Stage { case: 99_999, name: "answering", unit: Unit::Bytes, total: 1 << 40 };
+        let text = stage_message(&slow, 1 << 30, 5000.0);
+        assert!(text.ends_with(", 1422:13:20 left") || text.ends_with(", over 99 h left"));
         assert!(text.chars().count() <= LINE_WIDTH - PREFIX_WIDTH, "{text}");
     }
 }

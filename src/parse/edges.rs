@@ -2,9 +2,13 @@
 //! one edge `u v` per line, a move from position `u` to position `v`.
 //!
 //! Lines starting with `#` or `%` (after optional blanks) are comments and blank lines are
-//! skipped. Ids are non-negative 32-bit integers separated by spaces or tabs; a line holds
-//! exactly two. The node count is the largest id + 1, or what `--nodes N` says (then every id
-//! must be below N). An edge list is one graph with no queries: one case.
+//! skipped. Ids are non-negative 32-bit integers separated by spaces or tabs, or by a comma
+//! with optional blanks around it (`u,v`); a line holds exactly two, and may end with `{}`,
+//! the empty data dict networkx's `write_edgelist` writes by default (`0 1 {}`, or `0,1,{}`
+//! with `delimiter=","`). Any other third field is refused with the way to write the list
+//! without data: a weight or a label is not a move. The node count is the largest id + 1, or
+//! what `--nodes N` says (then every id must be below N). An edge list is one graph with no
+//! queries: one case.
 //!
 //! The input is cut into windows at line ends, each window into pieces, and the pieces are
 //! parsed in parallel by the same function the sequential path runs on whole windows, so both
@@ -18,8 +22,8 @@ use rayon::prelude::*;
 
 use crate::graph::{narrow_limit, Csr, GameGraph, Offset};
 use crate::meter::{Meter, Stage, Unit};
-use crate::parse::error::{Expected, ParseError, ParseErrorKind};
-use crate::parse::lexer::{quote, Lexer};
+use crate::parse::error::{quoted, Expected, ParseError, ParseErrorKind};
+use crate::parse::lexer::{scan_number, Lexer, Scanned, QUOTE_MAX};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
 const PIECES_PER_THREAD: usize = 4;
@@ -82,10 +86,7 @@ fn node_count(bytes: &[u8], columns: &Columns) -> Result<u32, ParseError> {
     let edges = columns.from.len() as u64;
     let too_sparse = u64::from(largest) >= FREE_NODES && u64::from(largest) > IDS_PER_EDGE * edges;
     if largest == u32::MAX || too_sparse {
-        let offset = first_mention(bytes, largest);
-        let line_start = bytes[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let first = bytes[line_start..offset].iter().all(|&b| is_blank(b));
-        let expected = if first { Expected::EdgeFrom } else { Expected::EdgeTo };
+        let (offset, expected) = first_mention(bytes, largest);
         let reason = if largest == u32::MAX {
             format!("{largest} is not a node id (ids go up to {})", u32::MAX - 1)
         } else {
@@ -100,24 +101,23 @@ fn node_count(bytes: &[u8], columns: &Columns) -> Result<u32, ParseError> {
     Ok(largest + 1)
 }
 
-/// The offset of the first token of `bytes` equal to `id` (error path only).
-fn first_mention(bytes: &[u8], id: u32) -> usize {
-    let mut lex = Lexer::new(bytes);
-    loop {
-        if !lex.at_token() {
-            return 0;
-        }
-        let at = lex.offset();
-        match lex.next_u32(Expected::EdgeFrom) {
-            Ok(Some(v)) if v == id => return at,
-            Ok(Some(_)) => {}
-            // Comments and the like: step over the token.
-            _ => lex = Lexer::at(bytes, at + quote(bytes, at).len().max(1)),
-        }
-    }
+/// Where `id` first appears in `bytes`, an edge list read whole before without an error, and
+/// as which node of its line (error path only).
+fn first_mention(bytes: &[u8], id: u32) -> (usize, Expected) {
+    let mut found = (0, Expected::EdgeFrom);
+    // The input was read whole before: no line fails here.
+    let _ = each_edge(bytes, 0, bytes.len(), None, |e| {
+        let at = match (e.u == id, e.v == id) {
+            (true, _) => (e.u_at, Expected::EdgeFrom),
+            (false, true) => (e.v_at, Expected::EdgeTo),
+            (false, false) => return true,
+        };
+        found = at;
+        false
+    });
+    found
 }
 
-/// The CSR of `n` nodes from the edge columns: a counting sort by source, stable.
 /// The graph of `n` nodes from the edge columns: 32-bit offsets unless there are more edges
 /// than [`narrow_limit`].
 fn build(n: u32, columns: Columns) -> GameGraph {
@@ -167,6 +167,15 @@ fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
 }
 
+/// An edge line's ids, and where each starts.
+#[derive(Debug, Clone, Copy)]
+struct Edge {
+    u: u32,
+    v: u32,
+    u_at: usize,
+    v_at: usize,
+}
+
 /// Parses the whole lines of `bytes[start..end]`: the edges before the first bad line, and
 /// that line's error.
 fn parse_piece(
@@ -176,6 +185,23 @@ fn parse_piece(
     nodes: Option<u32>,
 ) -> (Columns, Result<(), ParseError>) {
     let mut columns = Columns::default();
+    let result = each_edge(bytes, start, end, nodes, |e| {
+        columns.from.push(e.u);
+        columns.to.push(e.v);
+        true
+    });
+    (columns, result)
+}
+
+/// Reads the whole lines of `bytes[start..end]`, giving each edge to `each` until it returns
+/// false; the first bad line's error.
+fn each_edge(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    nodes: Option<u32>,
+    mut each: impl FnMut(Edge) -> bool,
+) -> Result<(), ParseError> {
     let mut pos = start;
     while pos < end {
         while pos < end && is_blank(bytes[pos]) {
@@ -185,55 +211,133 @@ fn parse_piece(
             _ if pos >= end => break,
             Some(b'\n') => pos += 1,
             Some(b'#' | b'%') => pos = line_end(bytes, pos),
-            _ => match edge(bytes, pos, nodes) {
-                Ok((u, v, next)) => {
-                    columns.from.push(u);
-                    columns.to.push(v);
-                    pos = next;
+            _ => {
+                let (e, next) = edge(bytes, pos, nodes)?;
+                if !each(e) {
+                    break;
                 }
-                Err(e) => return (columns, Err(e)),
-            },
+                pos = next;
+            }
         }
     }
-    (columns, Ok(()))
+    Ok(())
 }
 
 /// The edge on the line whose first id starts at `pos`, and the offset of the next line.
-fn edge(bytes: &[u8], pos: usize, nodes: Option<u32>) -> Result<(u32, u32, usize), ParseError> {
-    let (u, pos) = id(bytes, pos, nodes, Expected::EdgeFrom)?;
-    let pos = skip_blanks(bytes, pos);
-    if matches!(bytes.get(pos), None | Some(b'\n')) {
-        let reason = "the line ends after one node id".to_string();
-        let kind = ParseErrorKind::Invalid { expected: Expected::EdgeTo, reason };
-        return Err(ParseError { offset: pos, kind });
+#[inline(always)]
+fn edge(bytes: &[u8], pos: usize, nodes: Option<u32>) -> Result<(Edge, usize), ParseError> {
+    let (u, after) = id(bytes, pos, nodes, Expected::EdgeFrom)?;
+    let v_at = next_field(bytes, after, Expected::EdgeTo)?;
+    let (v, after) = id(bytes, v_at, nodes, Expected::EdgeTo)?;
+    let next = end_of_edge(bytes, after)?;
+    Ok((Edge { u, v, u_at: pos, v_at }, next))
+}
+
+/// The offset of the field after the separator at `pos` (blanks, or a comma with optional
+/// blanks around it); an error naming `expected` when the line ends instead.
+#[inline]
+fn next_field(bytes: &[u8], pos: usize, expected: Expected) -> Result<usize, ParseError> {
+    let mut at = skip_blanks(bytes, pos);
+    let comma = bytes.get(at) == Some(&b',');
+    if comma {
+        at = skip_blanks(bytes, at + 1);
     }
-    let (v, pos) = id(bytes, pos, nodes, Expected::EdgeTo)?;
-    let pos = skip_blanks(bytes, pos);
-    match bytes.get(pos) {
-        None => Ok((u, v, pos)),
-        Some(b'\n') => Ok((u, v, pos + 1)),
-        Some(_) => {
-            let reason =
-                format!("found {:?}, but an edge line holds two node ids only", quote(bytes, pos));
-            let kind = ParseErrorKind::Invalid { expected: Expected::EdgeEnd, reason };
-            Err(ParseError { offset: pos, kind })
-        }
+    if matches!(bytes.get(at), None | Some(b'\n')) {
+        return Err(line_ends_early(at, expected, comma));
+    }
+    Ok(at)
+}
+
+#[cold]
+fn line_ends_early(at: usize, expected: Expected, comma: bool) -> ParseError {
+    let reason =
+        if comma { "the line ends after a `,`" } else { "the line ends after one node id" };
+    let kind = ParseErrorKind::Invalid { expected, reason: reason.to_string() };
+    ParseError { offset: at, kind }
+}
+
+/// The offset of the next line, once the second id of an edge line has been read up to
+/// `pos`: blanks, then the line end (or a third field).
+#[inline]
+fn end_of_edge(bytes: &[u8], pos: usize) -> Result<usize, ParseError> {
+    let at = skip_blanks(bytes, pos);
+    match bytes.get(at) {
+        None => Ok(at),
+        Some(b'\n') => Ok(at + 1),
+        Some(_) => data_field(bytes, pos),
     }
 }
 
-/// The id whose token starts at `pos` (a non-blank byte of the line), checked against `nodes`.
+/// The offset of the next line after the third field that follows `pos`: networkx's empty
+/// data dict `{}`, or an error saying how to write the list without data. Kept out of line:
+/// the lines of most lists end after their ids, and their path stays short.
+#[inline(never)]
+fn data_field(bytes: &[u8], pos: usize) -> Result<usize, ParseError> {
+    let field = next_field(bytes, pos, Expected::EdgeEnd)?;
+    if bytes[field..].starts_with(b"{}") {
+        let at = skip_blanks(bytes, field + 2);
+        match bytes.get(at) {
+            None => return Ok(at),
+            Some(b'\n') => return Ok(at + 1),
+            Some(_) => {}
+        }
+    }
+    let reason = format!(
+        "found {}, a third field; an edge line holds two node ids and at most an empty `{{}}`: \
+         write the list without data (networkx: write_edgelist(G, path, data=False))",
+        quoted(&rest_of_line(bytes, field))
+    );
+    let kind = ParseErrorKind::Invalid { expected: Expected::EdgeEnd, reason };
+    Err(ParseError { offset: field, kind })
+}
+
+/// The rest of the line from `at`, without trailing blanks, shortened and lossily decoded for
+/// an error message (a data dict holds spaces: `{'weight': 3}`).
+fn rest_of_line(bytes: &[u8], at: usize) -> String {
+    let line = &bytes[at..line_end(bytes, at)];
+    let len = line.iter().rposition(|&b| !is_blank(b) && b != b'\n').map_or(0, |i| i + 1);
+    let mut text = String::from_utf8_lossy(&line[..len.min(QUOTE_MAX)]).into_owned();
+    if len > QUOTE_MAX {
+        text.push_str("...");
+    }
+    text
+}
+
+/// The id whose token starts at `pos` (a non-blank byte of the line), checked against `nodes`,
+/// and the offset just past its digits. A token ends at a blank or the line end, as the
+/// lexer reads it, or at a comma (`u,v`).
+#[inline(always)]
 fn id(
     bytes: &[u8],
     pos: usize,
     nodes: Option<u32>,
     expected: Expected,
 ) -> Result<(u32, usize), ParseError> {
-    let mut lex = Lexer::at(bytes, pos);
-    let value = lex.expect_u32(expected)?;
+    let (value, end) = match scan_number(bytes, pos) {
+        Scanned::Number(value, end) => (value, end),
+        _ => id_before_comma(bytes, pos, expected)?,
+    };
     if let Some(n) = nodes.filter(|&n| value >= n) {
         let kind = ParseErrorKind::OutOfRange { expected, value, nodes: n };
         return Err(ParseError { offset: pos, kind });
     }
+    Ok((value, end))
+}
+
+/// The id at `pos` when its token does not end at a blank: digits up to a comma (`u,v`), or
+/// the lexer's error for the whole token. Out of line: the ids of most lists end at blanks.
+#[inline(never)]
+fn id_before_comma(
+    bytes: &[u8],
+    pos: usize,
+    expected: Expected,
+) -> Result<(u32, usize), ParseError> {
+    let digits = bytes[pos..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let comma = digits > 0 && bytes.get(pos + digits) == Some(&b',');
+    // The lexer reads the token, up to the comma or to its blank, and words any error.
+    let end = if comma { pos + digits } else { bytes.len() };
+    let mut lex = Lexer::at(&bytes[..end], pos);
+    let value = lex.expect_u32(expected)?;
     Ok((value, lex.offset()))
 }
 
@@ -275,14 +379,54 @@ mod tests {
     }
 
     #[test]
+    fn reads_networkx_empty_data_and_comma_separated_pairs() {
+        let text = b"0 1 {}\n0\t2\t{}  \r\n1,2\n2 , 3\n3,\t4,{}\n1 ,4 {}\n";
+        let g = both(text, None).unwrap();
+        assert_eq!(g.node_count(), 5);
+        let lists: Vec<&[u32]> = (0..4).map(|v| g.successors(v)).collect();
+        assert_eq!(lists, [&[1, 2][..], &[2, 4], &[3], &[4]]);
+        assert_eq!(both(b"0,1", None).unwrap().successors(0), &[1]);
+        assert_eq!(both(b"0 1 {}", None).unwrap().successors(0), &[1]);
+    }
+
+    #[test]
+    fn a_third_field_says_how_to_write_the_list_without_data() {
+        let err = both(b"0 1\n1 2 {'weight': 3}\n", None).unwrap_err();
+        assert_eq!(err.offset, 8);
+        assert_eq!(
+            err.kind.to_string(),
+            "the end of an edge line `u v`: found \"{'weight': 3}\", a third field; an edge \
+             line holds two node ids and at most an empty `{}`: write the list without data \
+             (networkx: write_edgelist(G, path, data=False))"
+        );
+        for (text, offset) in [
+            (&b"0 1 7\n"[..], 4),
+            (b"0,1,7\n", 4),
+            (b"0 1 {} 7\n", 4),
+            (b"0 1 {}x\n", 4),
+            (b"0 1 { }\n", 4),
+        ] {
+            let err = both(text, None).unwrap_err();
+            assert_eq!(err.offset, offset, "{:?}", String::from_utf8_lossy(text));
+            assert!(err.kind.to_string().contains("data=False"), "{}", err.kind);
+        }
+    }
+
+    #[test]
     fn bad_lines_are_errors_at_their_token() {
-        let cases: [(&[u8], Option<u32>, usize); 6] = [
+        let cases: [(&[u8], Option<u32>, usize); 12] = [
             (b"0 1\n0 x\n", None, 6),
             (b"0 1\n0\n", None, 5),
             (b"0 1\n0 1 1.5\n", None, 8),
             (b"0 1\n-1 0\n", None, 4),
             (b"0 1\n0 7\n", Some(3), 6),
             (b"0 4294967295\n", None, 2),
+            (b"0 1\n0,\n", None, 6),
+            (b"0 1\n0,,1\n", None, 6),
+            (b"0 1\n0x,1\n", None, 4),
+            (b"0 1\n99999999999,1\n", None, 4),
+            (b"0 1\n0,7\n", Some(3), 6),
+            (b"0 1\n1 2,{}\n", Some(2), 6),
         ];
         for (text, nodes, offset) in cases {
             let err = both(text, nodes).unwrap_err();
@@ -295,5 +439,12 @@ mod tests {
         let err = both(b"0 4000000000\n", None).unwrap_err();
         assert!(err.kind.to_string().contains("give --nodes"), "{}", err.kind);
         assert_eq!(err.offset, 2);
+        // Found where it stands after a comma, and named as the line's first or second node.
+        let err = both(b"# c\n0 1 {}\n1,4000000000\n", None).unwrap_err();
+        assert_eq!(err.offset, 13);
+        assert!(matches!(err.kind, ParseErrorKind::Invalid { expected: Expected::EdgeTo, .. }));
+        let err = both(b"0,1\n4000000000 , 1\n", None).unwrap_err();
+        assert_eq!(err.offset, 4);
+        assert!(matches!(err.kind, ParseErrorKind::Invalid { expected: Expected::EdgeFrom, .. }));
     }
 }

@@ -76,7 +76,7 @@ impl fmt::Display for ParseErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseErrorKind::NotANumber { expected, token } => {
-                write!(f, "expected a non-negative integer for {expected}, found {token:?}")
+                write!(f, "expected a non-negative integer for {expected}, found {}", quoted(token))
             }
             ParseErrorKind::TooLarge { expected, token } => write!(
                 f,
@@ -106,6 +106,28 @@ impl fmt::Display for ParseErrorKind {
             }
         }
     }
+}
+
+/// `token` in double quotes, as messages show what they found: ASCII control bytes as `\x00`
+/// to `\x1f` and `\x7f`, quotes and backslashes escaped, other characters as Rust's debug
+/// escapes show them. Not `{:?}` itself: it shows NUL as `\0`, so a token `1`, NUL, `2` reads
+/// `"1\02"`, like an octal escape.
+pub fn quoted(token: &str) -> String {
+    use fmt::Write;
+    let mut out = String::with_capacity(token.len() + 2);
+    out.push('"');
+    for c in token.chars() {
+        match c {
+            // A string's debug form leaves single quotes alone; a char's would escape them.
+            '\'' => out.push(c),
+            c if c.is_ascii_control() => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            c => out.extend(c.escape_debug()),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Where queries stand: in a case of a game file, or in a file of queries alone (the second
@@ -301,6 +323,16 @@ impl fmt::Display for Expected {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn found_tokens_show_control_bytes_unambiguously() {
+        assert_eq!(quoted("x"), r#""x""#);
+        assert_eq!(quoted("1\x002"), r#""1\x002""#);
+        assert_eq!(quoted("\x01\x1f\x7f"), r#""\x01\x1f\x7f""#);
+        assert_eq!(quoted(r#"a"b\c'd"#), r#""a\"b\\c'd""#);
+        // Invalid UTF-8, decoded lossily, shows as the replacement character.
+        assert_eq!(quoted("\u{feff}4\u{fffd}é"), "\"\\u{feff}4\u{fffd}é\"");
+    }
 
     #[test]
     fn overflows_are_built_one_way() {

@@ -108,7 +108,7 @@ pub(crate) fn digits_value(v: u64) -> u32 {
 }
 
 /// Longest token text quoted back in an error message.
-const QUOTE_MAX: usize = 40;
+pub(crate) const QUOTE_MAX: usize = 40;
 
 /// A cursor over the bytes of an input.
 #[derive(Debug, Clone)]

@@ -34,10 +34,11 @@ pub struct CaseStats {
     pub sinks: u64,
     /// Nodes no move leads to.
     pub sources: u64,
-    /// Number of Kahn levels (of the deepest case, for a total).
-    pub levels: u64,
-    /// The widest level and its node count.
-    pub widest_level: WidestLevel,
+    /// Number of Kahn levels (of the deepest case, for a total); `None` (JSON `null`) for a
+    /// loopy game, whose labelling computes no levels.
+    pub levels: Option<u64>,
+    /// The widest level and its node count; `None` (JSON `null`) for a loopy game.
+    pub widest_level: Option<WidestLevel>,
     /// Largest number of moves of a node.
     pub max_out_degree: u64,
     /// Moves per node.
@@ -67,8 +68,8 @@ pub struct CaseStats {
     pub infinite: Option<u64>,
     /// `grundy_histogram[g]`: nodes of value `g`.
     pub grundy_histogram: Vec<u64>,
-    /// `level_histogram[l]`: nodes in level `l`.
-    pub level_histogram: Vec<u64>,
+    /// `level_histogram[l]`: nodes in level `l`; `None` (JSON `null`) for a loopy game.
+    pub level_histogram: Option<Vec<u64>>,
     /// Time of each stage, in seconds.
     pub seconds: Seconds,
 }
@@ -133,8 +134,9 @@ impl CaseStats {
         )
     }
 
-    /// The statistics of a case labelled as a loopy game: no levels; values and their
-    /// histogram count the finite nodes, `infinite` the others.
+    /// The statistics of a case labelled as a loopy game: no levels (none are computed, so
+    /// none are shown); values and their histogram count the finite nodes, `infinite` the
+    /// others.
     pub fn of_loopy(case: &Labelled, outcomes: Outcomes, times: StageTimes) -> CaseStats {
         let mut stats =
             CaseStats::of_parts((case.case, &case.graph, &case.values), None, outcomes, times);
@@ -162,9 +164,9 @@ impl CaseStats {
         for g in finite() {
             grundy_histogram[g as usize] += 1;
         }
-        let level_histogram: Vec<u64> = levels
-            .map(|levels| (0..levels.level_count()).map(|l| levels.level(l).len() as u64).collect())
-            .unwrap_or_default();
+        let level_histogram: Option<Vec<u64>> = levels.map(|levels| {
+            (0..levels.level_count()).map(|l| levels.level(l).len() as u64).collect()
+        });
         let edges = graph.total_moves() as u64;
         CaseStats {
             case: number,
@@ -172,8 +174,8 @@ impl CaseStats {
             edges,
             sinks: (0..n as u32).filter(|&v| graph.move_count(v) == 0).count() as u64,
             sources: in_degree.iter().filter(|&&d| d == 0).count() as u64,
-            levels: level_histogram.len() as u64,
-            widest_level: widest(&level_histogram),
+            levels: level_histogram.as_ref().map(|h| h.len() as u64),
+            widest_level: level_histogram.as_deref().map(widest),
             max_out_degree: (0..n as u32).map(|v| graph.move_count(v)).max().unwrap_or(0).into(),
             mean_out_degree: if n == 0 { 0.0 } else { edges as f64 / n as f64 },
             max_in_degree: in_degree.iter().copied().max().unwrap_or(0).into(),
@@ -197,9 +199,16 @@ impl CaseStats {
         }
     }
 
-    /// The total over `cases`: sums of counts, maxima of maxima, histograms added up.
-    pub fn total(cases: &[CaseStats]) -> CaseStats {
+    /// The total over `cases`: sums of counts, maxima of maxima, histograms added up. With
+    /// `loopy`, the cases are loopy games: the total has their counts of draws and infinite
+    /// nodes, and no levels (also when there is no case).
+    pub fn total(cases: &[CaseStats], loopy: bool) -> CaseStats {
         let mut t = CaseStats::default();
+        if loopy {
+            (t.draws, t.infinite) = (Some(0), Some(0));
+        } else {
+            (t.levels, t.level_histogram) = (Some(0), Some(Vec::new()));
+        }
         let add = |sum: &mut Vec<u64>, h: &[u64]| {
             sum.resize(sum.len().max(h.len()), 0);
             sum.iter_mut().zip(h).for_each(|(s, x)| *s += x);
@@ -223,14 +232,16 @@ impl CaseStats {
             t.draws = sum(t.draws, c.draws);
             t.infinite = sum(t.infinite, c.infinite);
             add(&mut t.grundy_histogram, &c.grundy_histogram);
-            add(&mut t.level_histogram, &c.level_histogram);
+            if let (Some(sum), Some(h)) = (&mut t.level_histogram, &c.level_histogram) {
+                add(sum, h);
+            }
             t.seconds.parse += c.seconds.parse;
             t.seconds.order += c.seconds.order;
             t.seconds.evaluate += c.seconds.evaluate;
             t.seconds.queries += c.seconds.queries;
         }
         t.mean_out_degree = if t.nodes == 0 { 0.0 } else { t.edges as f64 / t.nodes as f64 };
-        t.widest_level = widest(&t.level_histogram);
+        t.widest_level = t.level_histogram.as_deref().map(widest);
         t
     }
 
@@ -250,10 +261,12 @@ impl CaseStats {
             ("offsets", format!("{}-bit", self.offset_bits)),
             ("sinks", n(self.sinks)),
             ("sources", n(self.sources)),
-            ("levels", n(self.levels)),
+            ("levels", self.levels.map(n).unwrap_or_default()),
             (
                 "widest level",
-                format!("{} nodes (level {})", n(self.widest_level.nodes), self.widest_level.level),
+                self.widest_level
+                    .map(|w| format!("{} nodes (level {})", n(w.nodes), w.level))
+                    .unwrap_or_default(),
             ),
             ("max grundy value", n(self.max_grundy)),
             ("queries", n(self.queries)),
@@ -269,17 +282,20 @@ impl CaseStats {
                 ),
             ),
         ];
-        // The loopy rows only for loopy runs.
+        // The loopy rows only for loopy runs, the level rows only where levels were computed.
         rows.retain(|(name, value)| {
-            !value.is_empty() || !matches!(*name, "DRAW" | "infinite nodes")
+            !value.is_empty()
+                || !matches!(*name, "DRAW" | "infinite nodes" | "levels" | "widest level")
         });
         for (name, value) in rows {
             let _ = writeln!(out, "  {name:<17}{value}");
         }
         let _ = writeln!(out, "  grundy values:");
         histogram_text(&mut out, &self.grundy_histogram);
-        let _ = writeln!(out, "  nodes per level:");
-        histogram_text(&mut out, &self.level_histogram);
+        if let Some(levels) = &self.level_histogram {
+            let _ = writeln!(out, "  nodes per level:");
+            histogram_text(&mut out, levels);
+        }
         out
     }
 }

@@ -23,59 +23,80 @@ pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
     let sequence = octal::sequence(&code, args.n, method, &progress);
     let seconds = start.elapsed().as_secs_f64();
     progress.finish();
+    // The files show G(0..=N) as asked: where the computation stopped at a proved period,
+    // the period gives the rest.
+    let last = sequence.known_to(args.n);
     // Files first, each whole or not at all; the summary last, once they are in place.
-    let table = args.output.as_deref().map(|path| (path, table(&sequence)));
     let plot = match args.plot.as_deref() {
-        Some(path) => Some((path, plot(&code, &sequence)?)),
+        Some(path) => Some((path, plot(&code, &sequence, last)?)),
         None => None,
     };
     let mut files = Vec::new();
-    for (path, text) in table.iter().chain(&plot) {
+    if let Some(path) = args.output.as_deref() {
+        let mut sink = Sink::open(Some(path))?;
+        write_table(&mut sink, &sequence, last)?;
+        files.push(sink);
+    }
+    if let Some((path, text)) = &plot {
         let mut sink = Sink::open(Some(path))?;
         sink.put(text.as_bytes())?;
         files.push(sink);
     }
     files.into_iter().try_for_each(Sink::finish)?;
-    let summary =
-        if args.json { json(&code, &sequence, seconds) } else { human(&code, &sequence, seconds) };
+    let facts = facts(&sequence, last);
+    let summary = if args.json {
+        json(&code, &sequence, &facts, seconds)
+    } else {
+        human(&code, &sequence, &facts, seconds)
+    };
     let mut out = Sink::stdout(None);
     out.put(summary.as_bytes())?;
     Ok(out.finish()?)
 }
 
-/// The CSV `n,grundy`.
-fn table(sequence: &Sequence) -> String {
-    let values = &sequence.values;
-    let mut text = String::with_capacity(values.len() * 10 + 9);
+/// Bytes of the table written at a time: a table of a billion rows is streamed.
+const TABLE_CHUNK: usize = 1 << 16;
+
+/// Writes the CSV `n,grundy` of G(0..=last) to `sink`.
+fn write_table(sink: &mut Sink, sequence: &Sequence, last: usize) -> Result<(), Error> {
+    let mut text = String::with_capacity(TABLE_CHUNK + 32);
     text.push_str("n,grundy\n");
     let mut a = itoa::Buffer::new();
     let mut b = itoa::Buffer::new();
-    for n in 0..values.len() {
+    for (n, g) in sequence.extended(last).enumerate() {
         text.push_str(a.format(n));
         text.push(',');
-        text.push_str(b.format(values.get(n)));
+        text.push_str(b.format(g));
         text.push('\n');
+        if text.len() >= TABLE_CHUNK {
+            sink.put(text.as_bytes())?;
+            text.clear();
+        }
     }
-    text
+    Ok(sink.put(text.as_bytes())?)
 }
 
-fn plot(code: &Code, sequence: &Sequence) -> Result<String, Error> {
+fn plot(code: &Code, sequence: &Sequence, last: usize) -> Result<String, Error> {
     let title = match sequence.period {
         Some(p) => format!("{code}: period {} from n = {}", p.period, p.preperiod),
-        None => format!("{code}: G(n) for n <= {}", sequence.values.len() - 1),
+        None => format!("{code}: G(n) for n <= {last}"),
     };
-    grundy::report::plot::svg(&title, &sequence.values.to_vec())
+    // Only `value(n)` for n <= last is read, and every such value is known.
+    let value = |n: usize| sequence.value(n).unwrap_or_default();
+    grundy::report::plot::svg(&title, last + 1, &value)
         .map_err(|e| Error::Usage(format!("cannot draw the plot: {e}")))
 }
 
-/// What the summary and the JSON share.
+/// What the summary and the JSON share: the figures of the computed values G(0..=last), and
+/// how far the files go (`shown`: past `last` when the period gave the rest).
 struct Facts {
     last: usize,
+    shown: usize,
     largest: u32,
     zeros: usize,
 }
 
-fn facts(sequence: &Sequence) -> Facts {
+fn facts(sequence: &Sequence, shown: usize) -> Facts {
     let values = &sequence.values;
     let (mut largest, mut zeros) = (0, 0);
     for n in 0..values.len() {
@@ -83,14 +104,22 @@ fn facts(sequence: &Sequence) -> Facts {
         largest = largest.max(g);
         zeros += usize::from(g == 0);
     }
-    Facts { last: values.len() - 1, largest, zeros }
+    Facts { last: values.len() - 1, shown, largest, zeros }
 }
 
-fn human(code: &Code, sequence: &Sequence, seconds: f64) -> String {
-    let f = facts(sequence);
+fn human(code: &Code, sequence: &Sequence, f: &Facts, seconds: f64) -> String {
     let mut text = String::new();
     let _ = writeln!(text, "code       {code}");
     let _ = writeln!(text, "computed   G(0..={})", f.last);
+    if f.shown > f.last {
+        let _ = writeln!(
+            text,
+            "extended   G({}..={}) by the period (-o and --plot show G(0..={}))",
+            f.last + 1,
+            f.shown,
+            f.shown
+        );
+    }
     let _ = writeln!(text, "largest    {}", f.largest);
     let _ = writeln!(
         text,
@@ -109,8 +138,7 @@ fn human(code: &Code, sequence: &Sequence, seconds: f64) -> String {
     text
 }
 
-fn json(code: &Code, sequence: &Sequence, seconds: f64) -> String {
-    let f = facts(sequence);
+fn json(code: &Code, sequence: &Sequence, f: &Facts, seconds: f64) -> String {
     let (period, preperiod) = match sequence.period {
         Some(p) => (serde_json::json!(p.period), serde_json::json!(p.preperiod)),
         None => (serde_json::Value::Null, serde_json::Value::Null),
@@ -118,6 +146,7 @@ fn json(code: &Code, sequence: &Sequence, seconds: f64) -> String {
     let object = serde_json::json!({
         "code": code.to_string(),
         "n": f.last,
+        "extended_to": f.shown,
         "max_value": f.largest,
         "zeros": f.zeros,
         "period": period,

@@ -36,7 +36,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
 
 /// The input format, once the arguments are checked.
 fn check(args: &SolveArgs) -> Result<grundy::Format, Error> {
-    let format = config::format(&args.format)?;
+    let format = config::format(&(&args.format).into())?;
     if !format.has_queries() {
         return Err(Error::Usage(
             "solve answers the queries of a file, and an edge list has none: use `grundy query \

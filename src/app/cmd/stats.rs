@@ -73,7 +73,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     }
     let report = Report {
         file: input.name(),
-        total: CaseStats::total(&cases),
+        total: CaseStats::total(&cases, args.loopy),
         cases: &cases,
         seconds: started.elapsed().as_secs_f64(),
         peak_memory_bytes: grundy::io::memory::peak_bytes(),
