@@ -3,7 +3,7 @@
 //! queries) built in memory: parse a case's graph, order it into levels, evaluate it, answer
 //! its queries.
 //!
-//! `cargo bench --bench engine`; compare the `sequential` and `parallel` lines of each group
+//! `cargo bench -p grundy-benches`; compare the `sequential` and `parallel` lines of each group
 //! (both measured in the same run).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};

@@ -1,0 +1,1 @@
+//! Nothing: this crate holds benches only (`engine.rs`).
