@@ -48,17 +48,42 @@ impl Column {
 
 /// The columns of a query row, in the order they are written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Columns(Vec<Column>);
+pub struct Columns {
+    list: Vec<Column>,
+    /// A column shows the winning move.
+    moves: bool,
+    /// The whole row of `solve --report` or `query` (`Some(true)`: with the case), which has
+    /// a straight-line writer: a row per query is formatted on the hot path of a report.
+    whole: Option<bool>,
+}
 
 impl Columns {
+    fn of(list: Vec<Column>) -> Columns {
+        let moves = list.iter().any(|c| matches!(c, Column::MoveFrom | Column::MoveTo));
+        let whole = if list == Column::ALL {
+            Some(true)
+        } else if list == Column::ALL[1..] {
+            Some(false)
+        } else {
+            None
+        };
+        Columns { list, moves, whole }
+    }
+
     /// The rows of `solve --report`: `case,query,positions,nim_sum,result,move_from,move_to`.
     pub fn solve() -> Columns {
-        Columns(Column::ALL.to_vec())
+        Columns::of(Column::ALL.to_vec())
     }
 
     /// The rows of `query`: `query,positions,nim_sum,result,move_from,move_to`.
     pub fn query() -> Columns {
-        Columns(Column::ALL[1..].to_vec())
+        Columns::of(Column::ALL[1..].to_vec())
+    }
+
+    /// `Some(with_case)` when these are all the columns of `solve --report` (with the case)
+    /// or of `query`, in their order.
+    pub fn whole(&self) -> Option<bool> {
+        self.whole
     }
 
     /// The columns `list` names (comma-separated, in the order given), among those of
@@ -67,7 +92,7 @@ impl Columns {
         let known = Columns::query();
         let mut chosen = Vec::new();
         for name in list.split(',').map(str::trim) {
-            let Some(&column) = known.0.iter().find(|c| c.name() == name) else {
+            let Some(&column) = known.list.iter().find(|c| c.name() == name) else {
                 return Err(format!("`{name}` is not a column of query rows ({})", known.names()));
             };
             if chosen.contains(&column) {
@@ -75,17 +100,17 @@ impl Columns {
             }
             chosen.push(column);
         }
-        Ok(Columns(chosen))
+        Ok(Columns::of(chosen))
     }
 
     /// The columns, in order.
     pub fn iter(&self) -> impl Iterator<Item = Column> + '_ {
-        self.0.iter().copied()
+        self.list.iter().copied()
     }
 
     /// The names, comma-separated: the header line without its newline.
     pub fn names(&self) -> String {
-        self.0.iter().map(|c| c.name()).collect::<Vec<_>>().join(",")
+        self.list.iter().map(|c| c.name()).collect::<Vec<_>>().join(",")
     }
 
     /// The header line.
@@ -94,8 +119,9 @@ impl Columns {
     }
 
     /// True when a row shows the winning move (so it must be found).
+    #[inline]
     pub fn wants_move(&self) -> bool {
-        self.0.iter().any(|c| matches!(c, Column::MoveFrom | Column::MoveTo))
+        self.moves
     }
 }
 
@@ -121,5 +147,12 @@ mod tests {
         assert!(unknown.starts_with("`case` is not a column of query rows (query,"), "{unknown}");
         assert_eq!(Columns::parse_query("result,result").unwrap_err(), "`result` is named twice");
         assert!(Columns::parse_query("").is_err());
+        assert_eq!(
+            Columns::parse_query("query,positions,nim_sum,result,move_from,move_to")
+                .unwrap()
+                .whole(),
+            Some(false)
+        );
+        assert_eq!((Columns::solve().whole(), columns.whole()), (Some(true), None));
     }
 }
