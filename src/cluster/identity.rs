@@ -43,6 +43,10 @@ impl Identity {
     /// Adds the fingerprint of `input` under `name` (its argument, e.g. `FILE`).
     pub fn input(self, name: &str, input: &Input) -> Identity {
         let value = fingerprint(input.bytes());
+        // Each sampled block's page fault maps the cached pages around it too (fault-around,
+        // up to 64 KiB): 256 of them left about 20 MB of the file resident in every process
+        // (measured on the 1M/10M file). Nothing is read yet, so every page can go.
+        input.release(0, input.bytes().len());
         self.with(name, value)
     }
 

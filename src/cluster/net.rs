@@ -259,6 +259,7 @@ fn connect_once(address: &str, quick: Duration) -> io::Result<TcpStream> {
     let mut addrs = address.to_socket_addrs()?;
     let addr = addrs.next().ok_or_else(|| io::Error::other("no address"))?;
     let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
+    stream.set_nodelay(true)?;
     stream.set_read_timeout(Some(quick))?;
     stream.set_write_timeout(Some(quick))?;
     Ok(stream)
@@ -336,6 +337,7 @@ fn welcome(
     quick: Duration,
 ) -> Result<Accepted, String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
     stream.set_read_timeout(Some(quick)).map_err(|e| e.to_string())?;
     stream.set_write_timeout(Some(quick)).map_err(|e| e.to_string())?;
     let (hello, claim) = handshake::answer(&stream, secret, claim)?;
