@@ -17,11 +17,15 @@ use crate::{eval, parse};
 pub mod cases;
 pub mod query;
 pub mod solve;
+pub mod stats;
+pub mod values;
 
 pub use crate::eval::{Evaluated, Labelled, StageTimes};
 pub use cases::CaseReader;
 pub use query::query;
 pub use solve::solve;
+pub use stats::stats;
+pub use values::values;
 
 /// Default bytes tokenized per parallel step: large enough that a rayon dispatch (a few
 /// microseconds) is noise, small enough that the token buffers of a query section stay small

@@ -5,35 +5,12 @@ use std::time::Instant;
 
 use crate::app::cli::StatsArgs;
 use crate::app::config::{self, Config};
-use grundy::answer::{self, Outcome};
 use grundy::error::Error;
-use grundy::exec::{CaseReader, StageTimes};
+use grundy::exec;
 use grundy::io::input::Input;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
-use grundy::report::stats::{CaseStats, Outcomes, Report};
-
-/// The outcomes of the current case's queries, by `outcome(positions)`.
-fn count(
-    reader: &mut CaseReader,
-    outcome: impl Fn(&[u32]) -> Outcome + Sync,
-) -> Result<Outcomes, Error> {
-    let (mut wins, mut draws) = (0u64, 0u64);
-    // Each WIN leaves a 1 in the buffers, each DRAW a 2, counted at each flush.
-    let queries = reader.queries(
-        |_, positions, bufs| match outcome(positions) {
-            Outcome::Win => bufs.main.push(1),
-            Outcome::Draw => bufs.main.push(2),
-            Outcome::Lose => {}
-        },
-        |bufs| {
-            wins += bufs.main.iter().filter(|&&b| b == 1).count() as u64;
-            draws += bufs.main.iter().filter(|&&b| b == 2).count() as u64;
-            Ok(())
-        },
-    )?;
-    Ok(Outcomes { wins, losses: queries - wins - draws, draws: Some(draws) })
-}
+use grundy::report::stats::{CaseStats, Report};
 
 /// Runs `grundy stats` with the user's arguments.
 pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
@@ -43,29 +20,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(None, &progress)?;
-    let mut reader = CaseReader::new(&input, config.exec, format, &progress);
-    let mut cases = Vec::new();
-    loop {
-        if args.loopy {
-            let Some(case) = reader.next_loopy_case()? else { break };
-            let start = Instant::now();
-            let (graph, values) = (&case.graph, &case.values);
-            let outcomes = count(&mut reader, |positions| {
-                answer::loopy_answer_of(graph, values, positions, false).outcome
-            })?;
-            let times = StageTimes { queries: start.elapsed(), ..case.times };
-            cases.push(CaseStats::of_loopy(&case, outcomes, times));
-        } else {
-            let Some(case) = reader.next_case()? else { break };
-            let start = Instant::now();
-            let table = case.values.nim_table();
-            let outcomes =
-                count(&mut reader, |positions| Outcome::of_nim_sum(table.nim_sum(positions)))?;
-            let outcomes = Outcomes { draws: None, ..outcomes };
-            let times = StageTimes { queries: start.elapsed(), ..case.times };
-            cases.push(CaseStats::of(&case, outcomes, times));
-        }
-    }
+    let cases = exec::stats(&input, (config.exec, format, args.loopy), &progress)?;
     progress.finish();
     if cases.is_empty() && !args.json {
         out.put(format!("{}: no cases\n", input.name()).as_bytes())?;

@@ -4,19 +4,10 @@
 use crate::app::cli::ValuesArgs;
 use crate::app::config::{self, Config};
 use grundy::error::Error;
-use grundy::eval::Values;
-use grundy::exec::{CaseReader, Evaluated, Labelled};
-use grundy::graph::{Csr, GameGraph, Offset};
+use grundy::exec;
 use grundy::io::input::Input;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
-use grundy::meter::{Meter, Stage, Unit};
-use grundy::report::{Rows, LOOPY_VALUES_HEADER, VALUES_HEADER};
-
-/// Nodes per piece of rows formatted in parallel; pieces are written in order, a batch at a
-/// time, so the rows of a huge case never sit in memory at once.
-const NODES_PER_PIECE: usize = 1 << 15;
-const PIECES_PER_BATCH: usize = 64;
 
 /// Runs `grundy values` with the user's arguments.
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
@@ -28,36 +19,9 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    alone(&input, (config, format, args.loopy), &mut out, &progress)?;
+    exec::values(&input, (config.exec, format, args.loopy), &mut out, &progress)?;
     progress.finish();
     Ok(out.finish()?)
-}
-
-/// The rows of every case of `input`, header first, by this process alone; with `loopy`, the
-/// `--loopy` rows.
-fn alone(
-    input: &Input,
-    (config, format, loopy): (&Config, grundy::Format, bool),
-    out: &mut Sink,
-    progress: &Progress,
-) -> Result<(), Error> {
-    out.put(&Rows::header(if loopy { LOOPY_VALUES_HEADER } else { VALUES_HEADER }))?;
-    let mut reader = CaseReader::new(input, config.exec, format, progress);
-    loop {
-        if loopy {
-            let Some(case) = reader.next_loopy_case()? else { break };
-            match &case.graph {
-                GameGraph::Chess(g) => write_loopy_rows(&case, g, config, out, progress)?,
-                GameGraph::ChessWide(g) => write_loopy_rows(&case, g, config, out, progress)?,
-                GameGraph::Sums(_) => unreachable!("a loopy case is a chess graph"),
-            }
-        } else {
-            let Some(case) = reader.next_case()? else { break };
-            write_rows(&case, config, out, progress)?;
-        }
-        reader.skip_queries()?;
-    }
-    Ok(())
 }
 
 /// The input format, once the arguments are checked.
@@ -84,75 +48,12 @@ fn on_cluster<'a>(
     let input = Arc::clone(&inputs[0]);
     let mut streams = Vec::new();
     if writes {
-        streams.push(Stream::new(Sink::open(args.output.as_deref())?, Rows::header(VALUES_HEADER)));
+        let header = grundy::report::Rows::header(grundy::report::VALUES_HEADER);
+        streams.push(Stream::new(Sink::open(args.output.as_deref())?, header));
     }
     let job = grundy::cluster::Job::Values(Arc::clone(&input));
     let alone = Box::new(move |sinks: &mut [Sink]| {
-        alone(&input, (config, format, false), &mut sinks[0], &Progress::new(false))
+        exec::values(&input, (config.exec, format, false), &mut sinks[0], &Progress::new(false))
     });
     Ok(Prepared { job, streams, alone })
-}
-
-/// Writes the `--loopy` rows of one case, in node order.
-fn write_loopy_rows<O: Offset>(
-    case: &Labelled,
-    graph: &Csr<O>,
-    config: &Config,
-    out: &mut Sink,
-    meter: &dyn Meter,
-) -> Result<(), Error> {
-    let values = &case.values;
-    in_pieces((case.case, values.len()), config, out, meter, |rows, v| {
-        let value = values.get(v);
-        let set = if value == Values::INFINITE {
-            grundy::eval::infinite_set(graph, values, v)
-        } else {
-            Vec::new()
-        };
-        rows.loopy_row((case.case, v), value, &set, graph.out_degree(v));
-    })
-}
-
-/// Writes the rows of one case, in node order.
-fn write_rows(
-    case: &Evaluated,
-    config: &Config,
-    out: &mut Sink,
-    meter: &dyn Meter,
-) -> Result<(), Error> {
-    let levels = case.levels.node_levels();
-    let (values, graph) = (&case.values, &case.graph);
-    in_pieces((case.case, values.len()), config, out, meter, |rows, v| {
-        rows.value_row(case.case, v, values.get(v), levels[v as usize], graph.move_count(v));
-    })
-}
-
-/// Writes `row(rows, node)` of every node of a case of `nodes` nodes, in node order: pieces
-/// formatted in parallel (on the parallel path), written a batch at a time.
-fn in_pieces(
-    (case, nodes): (u64, usize),
-    config: &Config,
-    out: &mut Sink,
-    meter: &dyn Meter,
-    row: impl Fn(&mut Rows, u32) + Sync,
-) -> Result<(), Error> {
-    meter.start(Stage { case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
-    let rows_of = |first: usize| {
-        let mut rows = Rows::new();
-        for v in first..(first + NODES_PER_PIECE).min(nodes) {
-            row(&mut rows, v as u32);
-        }
-        rows.into_bytes()
-    };
-    let starts: Vec<usize> = (0..nodes).step_by(NODES_PER_PIECE).collect();
-    for batch in starts.chunks(PIECES_PER_BATCH) {
-        let pieces = config.exec.map(batch, rows_of);
-        for piece in pieces {
-            out.put(&piece)?;
-        }
-        grundy::io::sink::stop_if_all_closed(&[&*out])?;
-        let written = batch.last().map_or(nodes, |&s| (s + NODES_PER_PIECE).min(nodes));
-        meter.set(written as u64);
-    }
-    Ok(())
 }

@@ -1,0 +1,67 @@
+//! The engine of `grundy stats`: each case's sizes, levels, degrees, value histograms, query
+//! outcomes and stage times, case after case.
+
+use std::time::Instant;
+
+use super::{CaseReader, Exec, StageTimes};
+use crate::answer::{self, Outcome};
+use crate::error::Error;
+use crate::io::input::Input;
+use crate::meter::Meter;
+use crate::parse::format::Format;
+use crate::report::stats::{CaseStats, Outcomes};
+
+/// The statistics of every case of `input`; with `loopy`, cycles are allowed and a query may
+/// be a DRAW. The engine of `grundy stats`, apart from the report's text and JSON.
+pub fn stats(
+    input: &Input,
+    (exec, format, loopy): (Exec, Format, bool),
+    meter: &dyn Meter,
+) -> Result<Vec<CaseStats>, Error> {
+    let mut reader = CaseReader::new(input, exec, format, meter);
+    let mut cases = Vec::new();
+    loop {
+        if loopy {
+            let Some(case) = reader.next_loopy_case()? else { break };
+            let start = Instant::now();
+            let (graph, values) = (&case.graph, &case.values);
+            let outcomes = count(&mut reader, |positions| {
+                answer::loopy_answer_of(graph, values, positions, false).outcome
+            })?;
+            let times = StageTimes { queries: start.elapsed(), ..case.times };
+            cases.push(CaseStats::of_loopy(&case, outcomes, times));
+        } else {
+            let Some(case) = reader.next_case()? else { break };
+            let start = Instant::now();
+            let table = case.values.nim_table();
+            let outcomes =
+                count(&mut reader, |positions| Outcome::of_nim_sum(table.nim_sum(positions)))?;
+            let outcomes = Outcomes { draws: None, ..outcomes };
+            let times = StageTimes { queries: start.elapsed(), ..case.times };
+            cases.push(CaseStats::of(&case, outcomes, times));
+        }
+    }
+    Ok(cases)
+}
+
+/// The outcomes of the current case's queries, by `outcome(positions)`.
+fn count(
+    reader: &mut CaseReader,
+    outcome: impl Fn(&[u32]) -> Outcome + Sync,
+) -> Result<Outcomes, Error> {
+    let (mut wins, mut draws) = (0u64, 0u64);
+    // Each WIN leaves a 1 in the buffers, each DRAW a 2, counted at each flush.
+    let queries = reader.queries(
+        |_, positions, bufs| match outcome(positions) {
+            Outcome::Win => bufs.main.push(1),
+            Outcome::Draw => bufs.main.push(2),
+            Outcome::Lose => {}
+        },
+        |bufs| {
+            wins += bufs.main.iter().filter(|&&b| b == 1).count() as u64;
+            draws += bufs.main.iter().filter(|&&b| b == 2).count() as u64;
+            Ok(())
+        },
+    )?;
+    Ok(Outcomes { wins, losses: queries - wins - draws, draws: Some(draws) })
+}

@@ -1,0 +1,109 @@
+//! The engine of `grundy values`: every node's Grundy value, level and out-degree as CSV rows,
+//! case after case; with `loopy`, generalized values (finite or `inf`), the set K of an
+//! infinite node and the outcome of one token there.
+
+use super::{CaseReader, Evaluated, Exec, Labelled};
+use crate::error::Error;
+use crate::eval::Values;
+use crate::graph::{Csr, GameGraph, Offset};
+use crate::io::input::Input;
+use crate::io::sink::{stop_if_all_closed, Put};
+use crate::meter::{Meter, Stage, Unit};
+use crate::parse::format::Format;
+use crate::report::{Rows, LOOPY_VALUES_HEADER, VALUES_HEADER};
+
+/// Nodes per piece of rows formatted in parallel; pieces are written in order, a batch at a
+/// time, so the rows of a huge case never sit in memory at once.
+const NODES_PER_PIECE: usize = 1 << 15;
+const PIECES_PER_BATCH: usize = 64;
+
+/// Writes the rows of every case of `input` to `out`, header first; with `loopy`, the
+/// `--loopy` rows. The engine of `grundy values`, apart from files and terminals.
+pub fn values(
+    input: &Input,
+    (exec, format, loopy): (Exec, Format, bool),
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    out.put(&Rows::header(if loopy { LOOPY_VALUES_HEADER } else { VALUES_HEADER }))?;
+    let mut reader = CaseReader::new(input, exec, format, meter);
+    loop {
+        if loopy {
+            let Some(case) = reader.next_loopy_case()? else { break };
+            match &case.graph {
+                GameGraph::Chess(g) => write_loopy_rows(&case, g, exec, out, meter)?,
+                GameGraph::ChessWide(g) => write_loopy_rows(&case, g, exec, out, meter)?,
+                GameGraph::Sums(_) => unreachable!("a loopy case is a chess graph"),
+            }
+        } else {
+            let Some(case) = reader.next_case()? else { break };
+            write_rows(&case, exec, out, meter)?;
+        }
+        reader.skip_queries()?;
+    }
+    Ok(())
+}
+
+/// Writes the `--loopy` rows of one case, in node order.
+fn write_loopy_rows<O: Offset>(
+    case: &Labelled,
+    graph: &Csr<O>,
+    exec: Exec,
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    let values = &case.values;
+    in_pieces((case.case, values.len()), exec, out, meter, |rows, v| {
+        let value = values.get(v);
+        let set = if value == Values::INFINITE {
+            crate::eval::infinite_set(graph, values, v)
+        } else {
+            Vec::new()
+        };
+        rows.loopy_row((case.case, v), value, &set, graph.out_degree(v));
+    })
+}
+
+/// Writes the rows of one case, in node order.
+fn write_rows(
+    case: &Evaluated,
+    exec: Exec,
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    let levels = case.levels.node_levels();
+    let (values, graph) = (&case.values, &case.graph);
+    in_pieces((case.case, values.len()), exec, out, meter, |rows, v| {
+        rows.value_row(case.case, v, values.get(v), levels[v as usize], graph.move_count(v));
+    })
+}
+
+/// Writes `row(rows, node)` of every node of a case of `nodes` nodes, in node order: pieces
+/// formatted in parallel (on the parallel path), written a batch at a time.
+fn in_pieces(
+    (case, nodes): (u64, usize),
+    exec: Exec,
+    out: &mut impl Put,
+    meter: &dyn Meter,
+    row: impl Fn(&mut Rows, u32) + Sync,
+) -> Result<(), Error> {
+    meter.start(Stage { case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
+    let rows_of = |first: usize| {
+        let mut rows = Rows::new();
+        for v in first..(first + NODES_PER_PIECE).min(nodes) {
+            row(&mut rows, v as u32);
+        }
+        rows.into_bytes()
+    };
+    let starts: Vec<usize> = (0..nodes).step_by(NODES_PER_PIECE).collect();
+    for batch in starts.chunks(PIECES_PER_BATCH) {
+        let pieces = exec.map(batch, rows_of);
+        for piece in pieces {
+            out.put(&piece)?;
+        }
+        stop_if_all_closed(&[&*out])?;
+        let written = batch.last().map_or(nodes, |&s| (s + NODES_PER_PIECE).min(nodes));
+        meter.set(written as u64);
+    }
+    Ok(())
+}
