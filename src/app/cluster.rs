@@ -19,7 +19,8 @@ use grundy::error::Error;
 use grundy::io::input::Input;
 use grundy::io::sink::Sink;
 
-use crate::app::cli::ClusterArgs;
+use crate::app::cli::{self, ClusterArgs};
+use crate::app::config::Config;
 
 /// The environment variable that holds the run's secret (`--secret-file` is read instead when
 /// given); `--processes` hands its children a fresh one through it.
@@ -51,6 +52,26 @@ pub struct Prepared<'a> {
 
 /// How process 0 answers the whole input by itself, on its sinks.
 pub type Alone<'a> = Box<dyn FnOnce(&mut [Sink]) -> Result<(), Error> + 'a>;
+
+/// A command that runs on a cluster: its cluster flags, and how it gets ready to run once its
+/// plan is known.
+pub trait Clustered: Sync {
+    /// The command's `--processes`, `--hosts`, ... flags.
+    fn cluster(&self) -> &ClusterArgs;
+
+    /// Checks the arguments and opens the inputs and (when `writes`) the outputs.
+    fn prepare<'a>(&'a self, config: &'a Config, writes: bool) -> Result<Prepared<'a>, Error>;
+}
+
+/// The command as one that runs on a cluster, if it is one (`solve`, `values`, `query`).
+pub fn clustered(command: &cli::Command) -> Option<&(dyn Clustered + Sync)> {
+    match command {
+        cli::Command::Solve(args) => Some(args),
+        cli::Command::Values(args) => Some(args),
+        cli::Command::Query(args) => Some(args),
+        _ => None,
+    }
+}
 
 /// This process's plan, or `None` without cluster flags. Nothing is started yet.
 pub fn plan(args: &ClusterArgs) -> Result<Option<Plan>, Error> {

@@ -25,6 +25,21 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         .num_threads(config.threads)
         .build()
         .map_err(|e| Error::Threads { threads: config.threads, reason: e.to_string() })?;
+    // The one place where a run is put on a cluster: the commands never look at the flags.
+    #[cfg(feature = "cluster")]
+    if let Some(command) = cluster::clustered(&cli.command) {
+        if let Some(plan) = cluster::plan(command.cluster())? {
+            return pool.install(|| cluster::run(plan, |writes| command.prepare(&config, writes)));
+        }
+    }
+    #[cfg(not(feature = "cluster"))]
+    if cli.runs_on_a_cluster() {
+        return Err(Error::Usage(
+            "this grundy was built without the cluster feature: rebuild it with the default \
+             features for --processes and --hosts"
+                .into(),
+        ));
+    }
     pool.install(|| match &cli.command {
         Command::Solve(args) => solve::run(args, &config),
         Command::Values(args) => values::run(args, &config),

@@ -76,11 +76,7 @@ fn absolute(p: &Path) -> Option<std::path::PathBuf> {
 
 /// What `--loopy` is not combined with: the sums format (moves to sums of loopy games follow
 /// another theory) and a cluster (loopy games run on one process for now).
-pub fn check_loopy(
-    loopy: bool,
-    format: grundy::Format,
-    cluster: &crate::app::cli::ClusterArgs,
-) -> Result<(), Error> {
+pub fn check_loopy(loopy: bool, format: grundy::Format, on_cluster: bool) -> Result<(), Error> {
     if loopy && format == grundy::Format::Sums {
         return Err(Error::Usage(
             "--loopy --format sums: moves to sums of loopy games are not supported (their \
@@ -88,8 +84,7 @@ pub fn check_loopy(
                 .into(),
         ));
     }
-    if loopy && (cluster.processes.is_some() || cluster.hosts.is_some() || cluster.peers.is_some())
-    {
+    if loopy && on_cluster {
         return Err(Error::Usage("--loopy runs on one process: no cluster for it yet".into()));
     }
     Ok(())

@@ -12,11 +12,7 @@ use crate::app::config::{self, Config};
 
 /// Runs `grundy query` with the user's arguments.
 pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
-    #[cfg(feature = "cluster")]
-    if let Some(plan) = crate::app::cluster::plan(&args.cluster)? {
-        return crate::app::cluster::run(plan, |writes| on_cluster(args, config, writes));
-    }
-    let (format, columns) = check(args)?;
+    let (format, columns) = check(args, false)?;
     let progress = Progress::new(config.progress);
     let graph_input = Input::open(Some(&args.graph))?;
     let queries_input = Input::open(args.queries.as_deref())?;
@@ -28,7 +24,7 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
 }
 
 /// The input format and the rows' columns, once the arguments are checked.
-fn check(args: &QueryArgs) -> Result<(grundy::Format, Columns), Error> {
+fn check(args: &QueryArgs, on_cluster: bool) -> Result<(grundy::Format, Columns), Error> {
     let format = config::format(&args.format)?;
     let is_stdin = |p: Option<&std::path::Path>| p.is_none_or(|p| p.as_os_str() == "-");
     if is_stdin(Some(&args.graph)) && is_stdin(args.queries.as_deref()) {
@@ -43,7 +39,7 @@ fn check(args: &QueryArgs) -> Result<(grundy::Format, Columns), Error> {
             args.graph.display()
         )));
     }
-    super::check_loopy(args.loopy, format, &args.cluster)?;
+    super::check_loopy(args.loopy, format, on_cluster)?;
     crate::app::cmd::refuse_clobbering(
         &[("GRAPH", Some(&args.graph)), ("QUERIES", queries)],
         &[("-o", args.output.as_deref())],
@@ -60,32 +56,39 @@ fn check(args: &QueryArgs) -> Result<(grundy::Format, Columns), Error> {
 /// `query` across the processes of a cluster: process 0 writes the rows; an input error or a
 /// cycle is answered by process 0 alone, as without a cluster.
 #[cfg(feature = "cluster")]
-fn on_cluster<'a>(
-    args: &QueryArgs,
-    config: &'a Config,
-    writes: bool,
-) -> Result<crate::app::cluster::Prepared<'a>, Error> {
-    use crate::app::cluster::{self, Prepared, Stream};
-    use std::sync::Arc;
-    let (format, columns) = check(args)?;
-    let named = [("GRAPH", Some(args.graph.as_path())), ("QUERIES", args.queries.as_deref())];
-    let inputs = cluster::open_inputs(format, &named)?;
-    let (graph, queries) = (Arc::clone(&inputs[0]), Arc::clone(&inputs[1]));
-    let mut streams = Vec::new();
-    if writes {
-        let sink = Sink::open(args.output.as_deref())?;
-        streams.push(Stream::new(sink, columns.header()));
+impl crate::app::cluster::Clustered for QueryArgs {
+    fn cluster(&self) -> &crate::app::cli::ClusterArgs {
+        &self.cluster
     }
-    let (graph_job, queries_job) = (Arc::clone(&graph), Arc::clone(&queries));
-    let job = grundy::cluster::Job::Query {
-        graph: graph_job,
-        queries: queries_job,
-        columns: columns.clone(),
-    };
-    let alone = Box::new(move |sinks: &mut [Sink]| {
-        let progress = Progress::new(false);
-        let how = (config.exec, format, false);
-        exec::query(&graph, &queries, how, &columns, &mut sinks[0], &progress)
-    });
-    Ok(Prepared { job, streams, alone })
+
+    fn prepare<'a>(
+        &'a self,
+        config: &'a Config,
+        writes: bool,
+    ) -> Result<crate::app::cluster::Prepared<'a>, Error> {
+        use crate::app::cluster::{self, Prepared, Stream};
+        use std::sync::Arc;
+        let args = self;
+        let (format, columns) = check(args, true)?;
+        let named = [("GRAPH", Some(args.graph.as_path())), ("QUERIES", args.queries.as_deref())];
+        let inputs = cluster::open_inputs(format, &named)?;
+        let (graph, queries) = (Arc::clone(&inputs[0]), Arc::clone(&inputs[1]));
+        let mut streams = Vec::new();
+        if writes {
+            let sink = Sink::open(args.output.as_deref())?;
+            streams.push(Stream::new(sink, columns.header()));
+        }
+        let (graph_job, queries_job) = (Arc::clone(&graph), Arc::clone(&queries));
+        let job = grundy::cluster::Job::Query {
+            graph: graph_job,
+            queries: queries_job,
+            columns: columns.clone(),
+        };
+        let alone = Box::new(move |sinks: &mut [Sink]| {
+            let progress = Progress::new(false);
+            let how = (config.exec, format, false);
+            exec::query(&graph, &queries, how, &columns, &mut sinks[0], &progress)
+        });
+        Ok(Prepared { job, streams, alone })
+    }
 }

@@ -15,11 +15,7 @@ use crate::app::config::{self, Config};
 
 /// Runs `grundy solve` with the user's arguments.
 pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
-    #[cfg(feature = "cluster")]
-    if let Some(plan) = crate::app::cluster::plan(&args.cluster)? {
-        return crate::app::cluster::run(plan, |writes| on_cluster(args, config, writes));
-    }
-    let format = check(args)?;
+    let format = check(args, false)?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut report = args.report.as_deref().map(|p| Sink::open(Some(p))).transpose()?;
@@ -35,7 +31,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
 }
 
 /// The input format, once the arguments are checked.
-fn check(args: &SolveArgs) -> Result<grundy::Format, Error> {
+fn check(args: &SolveArgs, on_cluster: bool) -> Result<grundy::Format, Error> {
     let format = config::format(&(&args.format).into())?;
     if !format.has_queries() {
         return Err(Error::Usage(
@@ -51,7 +47,7 @@ fn check(args: &SolveArgs) -> Result<grundy::Format, Error> {
                 .into(),
         ));
     }
-    super::check_loopy(args.loopy, format, &args.cluster)?;
+    super::check_loopy(args.loopy, format, on_cluster)?;
     crate::app::cmd::refuse_clobbering(
         &[("FILE", args.file.as_deref()), ("--check", args.check.as_deref())],
         &[("-o", args.output.as_deref()), ("--report", args.report.as_deref())],
@@ -62,35 +58,44 @@ fn check(args: &SolveArgs) -> Result<grundy::Format, Error> {
 /// `solve` across the processes of a cluster: process 0 writes the lines and the report; an
 /// input error or a cycle is answered by process 0 alone, as without a cluster.
 #[cfg(feature = "cluster")]
-fn on_cluster<'a>(
-    args: &SolveArgs,
-    config: &'a Config,
-    writes: bool,
-) -> Result<crate::app::cluster::Prepared<'a>, Error> {
-    use crate::app::cluster::{self, Prepared, Stream};
-    use grundy::report::Columns;
-    use std::sync::Arc;
-    let format = check(args)?;
-    let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
-    let input = Arc::clone(&inputs[0]);
-    let mut streams = Vec::new();
-    if writes {
-        let out = match &args.check {
-            Some(expected) => Sink::check(Input::open(Some(expected))?),
-            None => Sink::open(args.output.as_deref())?,
-        };
-        streams.push(Stream::new(out, Vec::new()));
-        if let Some(report) = args.report.as_deref() {
-            streams.push(Stream::new(Sink::open(Some(report))?, Columns::solve().header()));
-        }
+impl crate::app::cluster::Clustered for SolveArgs {
+    fn cluster(&self) -> &crate::app::cli::ClusterArgs {
+        &self.cluster
     }
-    let job =
-        grundy::cluster::Job::Solve { input: Arc::clone(&input), report: args.report.is_some() };
-    let alone = Box::new(move |sinks: &mut [Sink]| {
-        let (out, report) = sinks.split_at_mut(1);
-        let progress = Progress::new(false);
-        let how = (config.exec, format, false);
-        exec::solve(&input, how, &mut out[0], report.first_mut(), &progress)
-    });
-    Ok(Prepared { job, streams, alone })
+
+    fn prepare<'a>(
+        &'a self,
+        config: &'a Config,
+        writes: bool,
+    ) -> Result<crate::app::cluster::Prepared<'a>, Error> {
+        use crate::app::cluster::{self, Prepared, Stream};
+        use grundy::report::Columns;
+        use std::sync::Arc;
+        let args = self;
+        let format = check(args, true)?;
+        let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
+        let input = Arc::clone(&inputs[0]);
+        let mut streams = Vec::new();
+        if writes {
+            let out = match &args.check {
+                Some(expected) => Sink::check(Input::open(Some(expected))?),
+                None => Sink::open(args.output.as_deref())?,
+            };
+            streams.push(Stream::new(out, Vec::new()));
+            if let Some(report) = args.report.as_deref() {
+                streams.push(Stream::new(Sink::open(Some(report))?, Columns::solve().header()));
+            }
+        }
+        let job = grundy::cluster::Job::Solve {
+            input: Arc::clone(&input),
+            report: args.report.is_some(),
+        };
+        let alone = Box::new(move |sinks: &mut [Sink]| {
+            let (out, report) = sinks.split_at_mut(1);
+            let progress = Progress::new(false);
+            let how = (config.exec, format, false);
+            exec::solve(&input, how, &mut out[0], report.first_mut(), &progress)
+        });
+        Ok(Prepared { job, streams, alone })
+    }
 }

@@ -16,7 +16,7 @@ use grundy::report::stats::{CaseStats, Report};
 pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let started = Instant::now();
     let format = config::format(&args.format)?;
-    super::check_loopy(args.loopy, format, &Default::default())?;
+    super::check_loopy(args.loopy, format, false)?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(None, &progress)?;

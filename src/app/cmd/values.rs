@@ -11,11 +11,7 @@ use grundy::io::sink::Sink;
 
 /// Runs `grundy values` with the user's arguments.
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
-    #[cfg(feature = "cluster")]
-    if let Some(plan) = crate::app::cluster::plan(&args.cluster)? {
-        return crate::app::cluster::run(plan, |writes| on_cluster(args, config, writes));
-    }
-    let format = check(args)?;
+    let format = check(args, false)?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
@@ -25,9 +21,9 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
 }
 
 /// The input format, once the arguments are checked.
-fn check(args: &ValuesArgs) -> Result<grundy::Format, Error> {
+fn check(args: &ValuesArgs, on_cluster: bool) -> Result<grundy::Format, Error> {
     let format = config::format(&args.format)?;
-    super::check_loopy(args.loopy, format, &args.cluster)?;
+    super::check_loopy(args.loopy, format, on_cluster)?;
     let output = args.output.as_deref();
     crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     Ok(format)
@@ -36,24 +32,31 @@ fn check(args: &ValuesArgs) -> Result<grundy::Format, Error> {
 /// `values` across the processes of a cluster: process 0 writes the rows; an input error or a
 /// cycle is answered by process 0 alone, as without a cluster.
 #[cfg(feature = "cluster")]
-fn on_cluster<'a>(
-    args: &ValuesArgs,
-    config: &'a Config,
-    writes: bool,
-) -> Result<crate::app::cluster::Prepared<'a>, Error> {
-    use crate::app::cluster::{self, Prepared, Stream};
-    use std::sync::Arc;
-    let format = check(args)?;
-    let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
-    let input = Arc::clone(&inputs[0]);
-    let mut streams = Vec::new();
-    if writes {
-        let header = grundy::report::Rows::header(grundy::report::VALUES_HEADER);
-        streams.push(Stream::new(Sink::open(args.output.as_deref())?, header));
+impl crate::app::cluster::Clustered for ValuesArgs {
+    fn cluster(&self) -> &crate::app::cli::ClusterArgs {
+        &self.cluster
     }
-    let job = grundy::cluster::Job::Values(Arc::clone(&input));
-    let alone = Box::new(move |sinks: &mut [Sink]| {
-        exec::values(&input, (config.exec, format, false), &mut sinks[0], &Progress::new(false))
-    });
-    Ok(Prepared { job, streams, alone })
+
+    fn prepare<'a>(
+        &'a self,
+        config: &'a Config,
+        writes: bool,
+    ) -> Result<crate::app::cluster::Prepared<'a>, Error> {
+        use crate::app::cluster::{self, Prepared, Stream};
+        use std::sync::Arc;
+        let args = self;
+        let format = check(args, true)?;
+        let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
+        let input = Arc::clone(&inputs[0]);
+        let mut streams = Vec::new();
+        if writes {
+            let header = grundy::report::Rows::header(grundy::report::VALUES_HEADER);
+            streams.push(Stream::new(Sink::open(args.output.as_deref())?, header));
+        }
+        let job = grundy::cluster::Job::Values(Arc::clone(&input));
+        let alone = Box::new(move |sinks: &mut [Sink]| {
+            exec::values(&input, (config.exec, format, false), &mut sinks[0], &Progress::new(false))
+        });
+        Ok(Prepared { job, streams, alone })
+    }
 }
