@@ -231,7 +231,7 @@ mod tests {
             let cluster_input = Arc::clone(&input);
             let answered = crate::cluster::bsp::on_workers(workers, move |bsp| {
                 let mut read =
-                    crate::cluster::read_shard(bsp, &cluster_input, Entry::start(), Mode::Cases)
+                    crate::cluster::read_shard(bsp, &cluster_input, Entry::start(Mode::Cases))
                         .expect("a valid input");
                 let settled = crate::cluster::settle::settle(
                     bsp,

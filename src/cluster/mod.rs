@@ -282,7 +282,7 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
         Job::Query { graph, .. } => (graph, Mode::FirstGraph),
     };
     let trace = Trace::new(bsp.index());
-    let Some(mut read) = read_shard(bsp, input, Entry::start(), mode) else {
+    let Some(mut read) = read_shard(bsp, input, Entry::start(mode)) else {
         return Run::Alone;
     };
     trace.stage("read");
@@ -319,7 +319,7 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
         }
         Job::Query { queries, columns, .. } => {
             let entry = Entry::queries(cases[0].nodes);
-            let Some(mine) = read_shard(bsp, queries, entry, Mode::Queries) else {
+            let Some(mine) = read_shard(bsp, queries, entry) else {
                 return Run::Alone;
             };
             out.in_turns(bsp, &mine.queries, QUERIES_PER_PIECE, |bsp, range| {
@@ -445,15 +445,10 @@ struct Read<'a> {
 /// Reads this worker's shard: its balanced range ([`split`]), tokenized, then walked. Then
 /// every worker learns every other's owned ids and cases; `None` if any worker found an input
 /// error.
-fn read_shard<'a>(
-    bsp: &mut Bsp<Msg>,
-    input: &'a Input,
-    first: Entry,
-    mode: Mode,
-) -> Option<Read<'a>> {
+fn read_shard<'a>(bsp: &mut Bsp<Msg>, input: &'a Input, first: Entry) -> Option<Read<'a>> {
     let (me, peers) = (bsp.index(), bsp.peers());
-    let (start, end, entry) = split::balanced(bsp, input, first, mode);
-    let source = Source { input, start, end, entry, mode, last: me + 1 == peers };
+    let (start, end, entry) = split::balanced(bsp, input, first);
+    let source = Source { input, start, end, entry, last: me + 1 == peers };
     let mine = source.read();
     let summary = Msg::Summary {
         worker: me,

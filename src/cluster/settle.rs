@@ -252,7 +252,7 @@ mod tests {
             let (text, expected) = game(&mut rng, 4);
             let input = Arc::new(Input::from_bytes("t.txt", text.into_bytes()));
             let results = crate::cluster::bsp::on_workers(workers, move |bsp| {
-                let mut read = crate::cluster::read_shard(bsp, &input, Entry::start(), Mode::Cases)
+                let mut read = crate::cluster::read_shard(bsp, &input, Entry::start(Mode::Cases))
                     .expect("a valid input");
                 let first = read.shard.first;
                 let settled = settle(bsp, &mut read.shard, &read.owners, &read.source);
@@ -271,7 +271,7 @@ mod tests {
         let text = "4\n1 1\n1 2\n1 1\n0\n0\n";
         let input = Arc::new(Input::from_bytes("c.txt", text.as_bytes().to_vec()));
         let results = crate::cluster::bsp::on_workers(2, move |bsp| {
-            let mut read = crate::cluster::read_shard(bsp, &input, Entry::start(), Mode::Cases)
+            let mut read = crate::cluster::read_shard(bsp, &input, Entry::start(Mode::Cases))
                 .expect("a well-formed input");
             settle(bsp, &mut read.shard, &read.owners, &read.source).is_none()
         });

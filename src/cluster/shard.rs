@@ -18,58 +18,29 @@ use serde::{Deserialize, Serialize};
 
 use crate::io::input::Input;
 use crate::parse::lexer::{is_space, Lexer};
+pub use crate::parse::walk::Mode;
+use crate::parse::walk::{Next, Record, Walk};
 
-/// Where the walk stands at the start of a range.
+/// Where the walk stands at the start of a range: the grammar's state ([`Walk`]), and how
+/// many of the range's first tokens belong to a record the previous worker read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
-    /// 1-based number of the current case (0 before the first).
-    pub case: u64,
-    /// Global id of node 0 of the current case.
-    pub base: u64,
-    /// Node count of the current case.
-    pub nodes: u32,
-    /// What the next record is.
-    pub next: Next,
+    /// Where the walk stands between records.
+    pub walk: Walk,
     /// Tokens at the start of the range that belong to a record the previous worker read.
     pub skip: u64,
 }
 
-/// The next record the walk expects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Next {
-    /// A node count opening a case.
-    Case,
-    /// The out-degree of this node of the current case.
-    Node(u32),
-    /// The length of this query (1-based) of the current case.
-    Query(u64),
-    /// Nothing more is read (`query`'s graph file after its first graph).
-    Done,
-    /// Nothing more may follow (a query file after its final 0).
-    End,
-}
-
 impl Entry {
-    /// The state at the start of a game file.
-    pub fn start() -> Entry {
-        Entry { case: 0, base: 0, nodes: 0, next: Next::Case, skip: 0 }
+    /// The state at the start of a game file, reading it in `mode`.
+    pub fn start(mode: Mode) -> Entry {
+        Entry { walk: Walk::start(mode, false), skip: 0 }
     }
 
     /// The state at the start of a file of queries alone, on a graph of `nodes` nodes.
     pub fn queries(nodes: u32) -> Entry {
-        Entry { case: 1, base: 0, nodes, next: Next::Query(1), skip: 0 }
+        Entry { walk: Walk::queries(nodes), skip: 0 }
     }
-}
-
-/// What a walk reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Every case of a game file, graphs and queries.
-    Cases,
-    /// The first case's graph of a game file (`query`'s GRAPH), nothing after it.
-    FirstGraph,
-    /// A file of queries alone (`query`'s QUERIES).
-    Queries,
 }
 
 /// A case whose header lies in a worker's range.
@@ -230,8 +201,6 @@ pub struct Source<'a> {
     pub end: usize,
     /// The state at `start`.
     pub entry: Entry,
-    /// What is read.
-    pub mode: Mode,
     /// This is the last range.
     pub last: bool,
 }
@@ -261,7 +230,7 @@ impl Source<'_> {
             let cut = window_end(bytes, at, self.end, window);
             let read = tokenize(bytes, at, cut, |a, b| input.release(a, b));
             let last = self.last && cut == self.end;
-            let (piece, exit) = walk(bytes, (cut, &read.tokens, read.bad), entry, self.mode, last);
+            let (piece, exit) = walk(bytes, (cut, &read.tokens, read.bad), entry, last);
             drop(read);
             // The walk may have read past the window to finish a record.
             input.release(cut, self.end.min(cut + (1 << 20)));
@@ -357,44 +326,38 @@ impl Tokens {
     }
 }
 
-/// The state the next worker starts from, after this worker's `tokens` walked from `entry` in
-/// `mode`: only record headers are read (a list is hopped over by its length), so the walks
-/// that must run one after another, worker by worker, cost a step per record, not per token.
+/// The state the next worker starts from, after this worker's `tokens` walked from `entry`:
+/// only record headers are read (a list is hopped over by its length), so the walks that must
+/// run one after another, worker by worker, cost a step per record, not per token.
 /// `header(k, state, weight)` is told of each record whose header is `tokens[k]`: the state a
 /// walk starting there starts from, and the record's [`weight`]. Meaningless when the range
 /// has an input error, which `walk` then finds.
-pub fn hop(
-    tokens: &[u32],
-    entry: Entry,
-    mode: Mode,
-    mut header: impl FnMut(usize, Entry, u64),
-) -> Entry {
-    walk_or_hop(&[], (0, tokens, false), entry, (mode, Some(&mut header)), false).1
+pub fn hop(tokens: &[u32], entry: Entry, mut header: impl FnMut(usize, Entry, u64)) -> Entry {
+    walk_or_hop(&[], (0, tokens, false), entry, Some(&mut header), false).1
 }
 
 /// About the bytes a record costs a worker that owns it, from first reading to answering: a
 /// node 40 and 8 per out-position (its list, and the reverse list at the targets' owner), a
 /// query 12 and 4 per position; a case header or a query list's end nothing.
-pub fn weight(next: Next, len: u64) -> u64 {
-    match next {
-        Next::Node(_) => 40 + 8 * len,
-        Next::Query(_) if len > 0 => 12 + 4 * len,
+pub fn weight(record: &Record) -> u64 {
+    match *record {
+        Record::Node { len, .. } => 40 + 8 * u64::from(len),
+        Record::Query { len, .. } => 12 + 4 * u64::from(len),
         _ => 0,
     }
 }
 
 /// Walks this worker's `tokens` (those of `bytes[..end]` from the range start, `bad` if a bad
-/// token stopped them) from `entry` in `mode`, reading past `end` to finish a record that
-/// starts before it, and returns the shard and the state the next worker starts from. `last`
-/// says this is the last range (the input ends).
+/// token stopped them) from `entry`, reading past `end` to finish a record that starts before
+/// it, and returns the shard and the state the next worker starts from. `last` says this is
+/// the last range (the input ends).
 pub fn walk(
     bytes: &[u8],
     range: (usize, &[u32], bool),
     entry: Entry,
-    mode: Mode,
     last: bool,
 ) -> (Shard, Entry) {
-    walk_or_hop(bytes, range, entry, (mode, None), last)
+    walk_or_hop(bytes, range, entry, None, last)
 }
 
 /// Told of each record header by `hop`.
@@ -405,13 +368,13 @@ fn walk_or_hop(
     bytes: &[u8],
     (end, tokens, bad): (usize, &[u32], bool),
     entry: Entry,
-    (mode, mut told): (Mode, Option<Header>),
+    mut told: Option<Header>,
     last: bool,
 ) -> (Shard, Entry) {
     let keep = told.is_none();
     let mut shard = Shard::default();
     let mut state = entry;
-    if state.next == Next::Done {
+    if state.walk.next == Next::Done {
         finish(&mut shard, state, last);
         return (shard, state);
     }
@@ -434,40 +397,26 @@ fn walk_or_hop(
     }
     shard.offsets.push(0);
     shard.starts.push(0);
-    while k < tokens.len() && state.next != Next::Done {
-        let header = u64::from(tokens[k]);
+    while k < tokens.len() && state.walk.next != Next::Done {
+        let before = state;
+        let record = state.walk.take(tokens[k]);
         if let Some(told) = told.as_mut() {
-            told(k, state, weight(state.next, header));
+            told(k, before, weight(&record));
         }
         k += 1;
-        match state.next {
-            Next::Done => {}
-            Next::End => shard.error = true,
-            Next::Case => {
-                state.base += u64::from(state.nodes);
-                state.case += 1;
-                state.nodes = header as u32;
+        let (base, nodes) = (state.walk.base, state.walk.nodes);
+        match record {
+            Record::Case { case, nodes } => {
                 if keep {
-                    shard.cases.push(CaseHead {
-                        case: state.case,
-                        nodes: state.nodes,
-                        base: state.base,
-                    });
+                    shard.cases.push(CaseHead { case, nodes, base });
                 }
-                state.next = match (state.nodes, mode) {
-                    (0, Mode::FirstGraph) => Next::Done,
-                    (0, _) => Next::Query(1),
-                    _ => Node(0),
-                };
             }
-            Next::Node(i) => {
-                let gid = state.base + u64::from(i);
-                owned_first.get_or_insert(gid);
-                if keep && shard.bases.last().is_none_or(|&(_, base)| base != state.base) {
-                    shard.bases.push((shard.nodes() as u64, state.base));
+            Record::Node { node, len } => {
+                owned_first.get_or_insert(base + u64::from(node));
+                if keep && shard.bases.last().is_none_or(|&(_, b)| b != base) {
+                    shard.bases.push((shard.nodes() as u64, base));
                 }
-                let nodes = state.nodes;
-                if !list(tokens, &mut k, header, &mut beyond, |t| {
+                if !list(tokens, &mut k, len.into(), &mut beyond, |t| {
                     shard.targets.push(t);
                     t < nodes
                 }) {
@@ -476,53 +425,45 @@ fn walk_or_hop(
                 if keep {
                     shard.offsets.push(shard.targets.len() as u64);
                 }
-                state.next = if i + 1 == state.nodes { Next::Query(1) } else { Node(i + 1) };
-                if state.next == Next::Query(1) && mode == Mode::FirstGraph {
-                    state.next = Next::Done;
-                }
             }
-            Next::Query(q) => {
-                if header == 0 {
-                    state.next = if mode == Mode::Queries { Next::End } else { Next::Case };
-                    continue;
-                }
-                let nodes = state.nodes;
-                if !list(tokens, &mut k, header, &mut beyond, |t| {
+            Record::Query { number, len } => {
+                if !list(tokens, &mut k, len.into(), &mut beyond, |t| {
                     shard.positions.push(t);
                     t < nodes
                 }) {
                     shard.error = true;
                 }
-                if keep && shard.runs.last().is_none_or(|r| r.case != state.case) {
+                if keep && shard.runs.last().is_none_or(|r| r.case != state.walk.case) {
                     let index = shard.queries() as u64;
-                    let (case, base) = (state.case, state.base);
-                    shard.runs.push(QueryRun { index, case, base, number: q });
+                    let case = state.walk.case;
+                    shard.runs.push(QueryRun { index, case, base, number });
                 }
                 if keep {
                     shard.starts.push(shard.positions.len() as u64);
                 }
-                state.next = Next::Query(q + 1);
             }
+            Record::Ended => {}
+            // A cluster reads the chess format only, so far; and nothing follows a query
+            // file's final 0.
+            Record::Moves { .. } | Record::Move { .. } | Record::Trailing => shard.error = true,
         }
         if shard.error {
             break;
         }
     }
     // A bad token stopped the tokens: an error, unless the walk was done before it.
-    shard.error |= bad && state.next != Next::Done;
+    shard.error |= bad && state.walk.next != Next::Done;
     state.skip = beyond.read;
-    shard.first = owned_first.unwrap_or(state.base + next_node(&state));
+    shard.first = owned_first.unwrap_or(state.walk.base + next_node(&state));
     finish(&mut shard, state, last);
     (shard, state)
 }
 
-use Next::Node;
-
 /// The global id the next node record would have (where an empty shard sits).
 fn next_node(state: &Entry) -> u64 {
-    match state.next {
+    match state.walk.next {
         Next::Node(i) => u64::from(i),
-        _ => u64::from(state.nodes),
+        _ => u64::from(state.walk.nodes),
     }
 }
 
@@ -531,9 +472,9 @@ fn finish(shard: &mut Shard, state: Entry, last: bool) {
     if shard.offsets.is_empty() {
         shard.offsets.push(0);
         shard.starts.push(0);
-        shard.first = state.base + next_node(&state);
+        shard.first = state.walk.base + next_node(&state);
     }
-    if last && (matches!(state.next, Next::Node(_)) || state.skip > 0) {
+    if last && (!state.walk.may_end() || state.skip > 0) {
         shard.error = true;
     }
 }
@@ -586,15 +527,15 @@ mod tests {
 
     /// Every worker's shard of `text` for `peers` workers, walked in order.
     fn shards(text: &[u8], peers: usize) -> Vec<Shard> {
-        let mut entry = Entry::start();
+        let mut entry = Entry::start(Mode::Cases);
         (0..peers)
             .map(|w| {
                 let (start, end) = range(text, w, peers);
                 let read = tokenize(text, start, end, |_, _| {});
                 let (shard, exit) =
-                    walk(text, (end, &read.tokens, read.bad), entry, Mode::Cases, w + 1 == peers);
+                    walk(text, (end, &read.tokens, read.bad), entry, w + 1 == peers);
                 if !shard.error {
-                    let hopped = hop(&read.tokens, entry, Mode::Cases, |_, _, _| {});
+                    let hopped = hop(&read.tokens, entry, |_, _, _| {});
                     assert_eq!(hopped, exit, "worker {w} of {peers}");
                 }
                 entry = exit;
@@ -669,14 +610,13 @@ mod tests {
             b"4\n2 1 2\n0\n1 3\n0\n1 0\n2 0 2\n0\n\n4\n1 1\n1 2\n0\n0\n2 0 1\n2 1 1\n3 0 1 3\n0\n";
         let input = Input::from_bytes("t", text.to_vec());
         for peers in 1..6 {
-            let mut entry = Entry::start();
+            let mut entry = Entry::start(Mode::Cases);
             for w in 0..peers {
                 let (start, end) = range(text, w, peers);
                 let last = w + 1 == peers;
-                let source = Source { input: &input, start, end, entry, mode: Mode::Cases, last };
+                let source = Source { input: &input, start, end, entry, last };
                 let read = tokenize(text, start, end, |_, _| {});
-                let (whole, exit) =
-                    walk(text, (end, &read.tokens, read.bad), entry, Mode::Cases, last);
+                let (whole, exit) = walk(text, (end, &read.tokens, read.bad), entry, last);
                 for window in 1..12 {
                     let windowed = source.read_in(window);
                     assert_eq!(contents(&windowed), contents(&whole), "{w} of {peers}, {window}");
@@ -691,8 +631,7 @@ mod tests {
             input: &input,
             start: 0,
             end: cut.len(),
-            entry: Entry::start(),
-            mode: Mode::Cases,
+            entry: Entry::start(Mode::Cases),
             last: true,
         };
         assert!((1..8).all(|window| whole.read_in(window).error));

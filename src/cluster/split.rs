@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::bsp::Bsp;
-use super::shard::{self, Entry, Mode, Tokens};
+use super::shard::{self, Entry, Tokens};
 use super::Msg;
 use crate::io::input::Input;
 
@@ -31,12 +31,7 @@ pub struct Cut {
 /// This worker's balanced range of `input`, `(start, end, entry)`: from `start` (a record
 /// header, or the file's start) to `end`, walked from `entry`. `first` is the state at the
 /// file's start.
-pub fn balanced(
-    bsp: &mut Bsp<Msg>,
-    input: &Input,
-    first: Entry,
-    mode: Mode,
-) -> (usize, usize, Entry) {
+pub fn balanced(bsp: &mut Bsp<Msg>, input: &Input, first: Entry) -> (usize, usize, Entry) {
     let (me, peers) = (bsp.index(), bsp.peers());
     let bytes = input.bytes();
     if peers == 1 {
@@ -51,7 +46,7 @@ pub fn balanced(
     for turn in 0..peers {
         let mut out = Vec::new();
         if turn == me {
-            exit = shard::hop(&read.tokens, entry, mode, |_, _, w| weight += w);
+            exit = shard::hop(&read.tokens, entry, |_, _, w| weight += w);
             if me + 1 < peers {
                 out.push((me + 1, Msg::Entry(exit)));
             }
@@ -68,7 +63,7 @@ pub fn balanced(
             weights[worker] = w;
         }
     }
-    let mine = my_cuts(bytes, &read, (entry, exit), mode, (&weights, me));
+    let mine = my_cuts(bytes, &read, (entry, exit), (&weights, me));
     drop(read);
     let mut gathered = Vec::new();
     for message in bsp.all_gather(Msg::Cuts(me, mine)) {
@@ -87,13 +82,12 @@ fn my_cuts(
     bytes: &[u8],
     read: &Tokens,
     (entry, exit): (Entry, Entry),
-    mode: Mode,
     (weights, me): (&[u64], usize),
 ) -> Vec<Cut> {
     let peers = weights.len();
     let before: u64 = weights[..me].iter().sum();
     let total: u64 = weights.iter().sum();
-    let mut mine = candidates(&read.tokens, entry, mode, (before, total, peers));
+    let mut mine = candidates(&read.tokens, entry, (before, total, peers));
     for cut in &mut mine {
         cut.byte = read.byte_of(bytes, cut.byte);
     }
@@ -128,18 +122,13 @@ fn range_of(me: usize, cuts: &[Option<Cut>], first: Entry, len: usize) -> (usize
 /// The cuts `k` (1 to `peers - 1`) whose first header reaching the weight `k/peers` of
 /// `total` lies in `tokens` (walked from `entry`, after `before` of the weight), with the
 /// header's token index in place of its byte.
-fn candidates(
-    tokens: &[u32],
-    entry: Entry,
-    mode: Mode,
-    (before, total, peers): (u64, u64, usize),
-) -> Vec<Cut> {
+fn candidates(tokens: &[u32], entry: Entry, (before, total, peers): (u64, u64, usize)) -> Vec<Cut> {
     let mut found = Vec::new();
     let mut sum = before;
     let mut k = 1;
     // Cut `k` is at the first header with `sum * peers >= k * total`. A cut this range's first
     // header reaches may lie in an earlier range: the earliest worker's is taken.
-    shard::hop(tokens, entry, mode, |index, state, weight| {
+    shard::hop(tokens, entry, |index, state, weight| {
         while k < peers && u128::from(sum) * peers as u128 >= k as u128 * u128::from(total) {
             found.push(Cut { k, byte: index, entry: state });
             k += 1;
@@ -152,31 +141,30 @@ fn candidates(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::shard::Mode;
 
     /// Every worker's balanced range of `text`, the messages of `balanced` passed by hand.
     fn ranges(text: &[u8], peers: usize) -> Vec<(usize, usize, Entry)> {
-        let mode = Mode::Cases;
         let reads: Vec<Tokens> = (0..peers)
             .map(|w| {
                 let (start, end) = shard::range(text, w, peers);
                 shard::tokenize(text, start, end, |_, _| {})
             })
             .collect();
-        let (mut states, mut weights) = (vec![Entry::start()], Vec::new());
+        let (mut states, mut weights) = (vec![Entry::start(Mode::Cases)], Vec::new());
         for read in &reads {
             let mut weight = 0;
-            let exit =
-                shard::hop(&read.tokens, states[states.len() - 1], mode, |_, _, w| weight += w);
+            let exit = shard::hop(&read.tokens, states[states.len() - 1], |_, _, w| weight += w);
             states.push(exit);
             weights.push(weight);
         }
         let mut all = Vec::new();
         for (w, read) in reads.iter().enumerate() {
-            let cuts = my_cuts(text, read, (states[w], states[w + 1]), mode, (&weights, w));
+            let cuts = my_cuts(text, read, (states[w], states[w + 1]), (&weights, w));
             all.extend(cuts.into_iter().map(|c| (w, c)));
         }
         let cuts = pick(all, peers);
-        (0..peers).map(|w| range_of(w, &cuts, Entry::start(), text.len())).collect()
+        (0..peers).map(|w| range_of(w, &cuts, Entry::start(Mode::Cases), text.len())).collect()
     }
 
     /// A random game file: a few cases of random graphs (some acyclic, which does not matter
@@ -222,7 +210,7 @@ mod tests {
         last: bool,
     ) -> Vec<Vec<u64>> {
         let read = shard::tokenize(text, start, end, |_, _| {});
-        let (shard, _) = shard::walk(text, (end, &read.tokens, read.bad), entry, Mode::Cases, last);
+        let (shard, _) = shard::walk(text, (end, &read.tokens, read.bad), entry, last);
         assert!(!shard.error, "{start}..{end} from {entry:?}");
         let nodes = (0..shard.nodes()).map(|i| shard.successors(i).collect());
         let queries = (0..shard.queries()).map(|i| {
@@ -237,7 +225,7 @@ mod tests {
     /// largest.
     fn weight(tokens: &[u32], entry: Entry) -> (u64, u64) {
         let (mut sum, mut most) = (0, 0);
-        shard::hop(tokens, entry, Mode::Cases, |_, _, w| {
+        shard::hop(tokens, entry, |_, _, w| {
             sum += w;
             most = most.max(w);
         });
@@ -250,8 +238,10 @@ mod tests {
             let text = game(seed);
             let whole = ranges(&text, 1)[0];
             let all = records(&text, whole, true);
-            let (total, most) =
-                weight(&shard::tokenize(&text, 0, text.len(), |_, _| {}).tokens, Entry::start());
+            let (total, most) = weight(
+                &shard::tokenize(&text, 0, text.len(), |_, _| {}).tokens,
+                Entry::start(Mode::Cases),
+            );
             for peers in 2..6 {
                 let ranges = ranges(&text, peers);
                 let mut got = Vec::new();

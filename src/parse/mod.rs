@@ -10,3 +10,4 @@ pub mod error;
 pub mod format;
 pub(crate) mod lexer;
 pub(crate) mod tokens;
+pub mod walk;
