@@ -12,23 +12,20 @@ use crate::graph::sums::SumsGraph;
 use crate::graph::{GameGraph, Offset, OffsetsBuilder};
 use crate::io::input::Input;
 use crate::meter::Meter;
-use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Queries, Total};
+use crate::parse::error::{checked_total, Expected, ParseError, Total};
 use crate::parse::tokens::TokenReader;
+use crate::parse::walk::{out_of_range, Mode, Next, Record, Walk};
 
 /// Reads cases and query batches from chess-format bytes, tokenizing in parallel.
 #[derive(Debug)]
 pub struct ParChessReader<'a> {
     tokens: TokenReader<'a>,
-    case: u64,
-    query: u64,
-    nodes: u32,
+    /// Where the grammar stands (the case, its node count, the next query's number).
+    walk: Walk,
     /// Buffer index of each query's length token in the current batch.
     starts: Vec<u32>,
     /// Tokens of the last batch (and its terminating 0), consumed at the next call.
     done: usize,
-    case_open: bool,
-    /// Where the queries being read stand: in the current case, or in a file of queries alone.
-    at: Queries,
     /// The error of a bad position found while checking the last batch, returned once the
     /// queries before it have been handed out.
     pending: Option<ParseError>,
@@ -39,13 +36,9 @@ impl<'a> ParChessReader<'a> {
     pub fn new(bytes: &'a [u8], chunk_bytes: usize) -> ParChessReader<'a> {
         ParChessReader {
             tokens: TokenReader::new(bytes, chunk_bytes),
-            case: 0,
-            query: 0,
-            nodes: 0,
+            walk: Walk::start(Mode::Cases, false),
             starts: Vec::new(),
             done: 0,
-            case_open: false,
-            at: Queries::in_case(0),
             pending: None,
         }
     }
@@ -58,7 +51,7 @@ impl<'a> ParChessReader<'a> {
 
     /// This reader, reading its input as queries only on a graph of `nodes` nodes.
     pub fn alone(self, nodes: u32) -> ParChessReader<'a> {
-        ParChessReader { nodes, case_open: true, at: Queries::Alone, ..self }
+        ParChessReader { walk: Walk::queries(nodes), ..self }
     }
 
     /// A reader of `input`'s bytes that hands the pages it has tokenized back to the kernel
@@ -90,34 +83,33 @@ impl<'a> ParChessReader<'a> {
 
     /// The 1-based number of the case last started (0 before the first).
     pub fn case(&self) -> u64 {
-        self.case
+        self.walk.case
     }
 
     /// Reads the node count that opens the next case: the case number, the node count and the
     /// global index of that token; `None` at the end of the input.
-    fn start_case(&mut self) -> Result<Option<(u64, u32, u64)>, ParseError> {
-        debug_assert!(!self.case_open, "queries of the previous case were not read");
+    fn start_case(&mut self, sums: bool) -> Result<Option<(u64, u32, u64)>, ParseError> {
+        debug_assert!(self.walk.next == Next::Case, "queries of the previous case were not read");
         self.tokens.consume(std::mem::take(&mut self.done));
-        let case = self.case + 1;
+        self.walk.sums = sums;
         if !self.tokens.ensure(0) {
             if self.tokens.clean_end() {
                 return Ok(None);
             }
-            return Err(self.tokens.missing(0, Expected::NodeCount { case }));
+            return Err(self.tokens.missing(0, self.walk.expected()));
         }
-        let n = self.tokens.buf()[0];
-        (self.case, self.query, self.nodes, self.case_open) = (case, 0, n, true);
-        self.at = Queries::in_case(case);
-        Ok(Some((case, n, self.tokens.base())))
+        let Record::Case { case, nodes } = self.walk.take(self.tokens.buf()[0]) else {
+            unreachable!("a walk before a case opens one")
+        };
+        Ok(Some((case, nodes, self.tokens.base())))
     }
 
     /// Starts the next case and reads its graph; `None` at the end of the input. The queries
     /// of the previous case must have been read to their end.
     pub fn next_graph(&mut self) -> Result<Option<GameGraph>, ParseError> {
-        let Some((case, n, first_token)) = self.start_case()? else { return Ok(None) };
+        let Some((case, n, first_token)) = self.start_case(false)? else { return Ok(None) };
         // A bad out-position before the point where the walk failed is the first error.
-        let offsets =
-            self.walk_nodes(case, n).map_err(|e| self.bad_target(case, n).unwrap_or(e))?;
+        let offsets = self.walk_nodes().map_err(|e| self.bad_target(case, n).unwrap_or(e))?;
         let section_len = 1 + n as usize + offsets.last() as usize;
         let mut targets = self.tokens.take(section_len);
         compact(&mut targets, &offsets);
@@ -129,10 +121,8 @@ impl<'a> ParChessReader<'a> {
             let node = node as usize;
             let expected = Expected::OutPosition { case, node: node as u32, index, of };
             let global = first_token + 1 + node as u64 + 1 + e as u64;
-            return Err(ParseError {
-                offset: self.tokens.offset_of_global(global),
-                kind: ParseErrorKind::OutOfRange { expected, value: targets[e], nodes: n },
-            });
+            let offset = self.tokens.offset_of_global(global);
+            return Err(out_of_range(offset, expected, targets[e], n));
         }
         // The graph's text is parsed: its pages need not stay mapped while it is evaluated.
         self.tokens.release();
@@ -140,25 +130,25 @@ impl<'a> ParChessReader<'a> {
         Ok(Some(offsets.into_graph(targets)))
     }
 
-    /// Hops over the out-degrees of `n` nodes (buffering their lists) and returns the offsets.
-    fn walk_nodes(&mut self, case: u64, n: u32) -> Result<OffsetsBuilder, ParseError> {
-        let tokens = &mut self.tokens;
-        let mut offsets = OffsetsBuilder::with_capacity((n as usize).min(tokens.buf().len() + 1));
+    /// Hops over the records of the case's nodes (buffering their lists) and returns the
+    /// offsets.
+    fn walk_nodes(&mut self) -> Result<OffsetsBuilder, ParseError> {
+        let (tokens, walk) = (&mut self.tokens, &mut self.walk);
+        let cap = (walk.nodes as usize).min(tokens.buf().len() + 1);
+        let mut offsets = OffsetsBuilder::with_capacity(cap);
         let mut edges: u64 = 0;
         let mut pos = 1usize;
-        for node in 0..n {
+        while walk.in_graph() {
             if !tokens.ensure(pos) {
-                return Err(tokens.missing(pos, Expected::OutDegree { case, node }));
+                return Err(tokens.missing(pos, walk.expected()));
             }
-            let degree = tokens.buf()[pos];
-            let end = pos + 1 + degree as usize;
-            if degree > 0 && !tokens.ensure(end - 1) {
-                let have = tokens.buf().len() - pos - 1;
-                let index = have as u32 + 1;
-                let expected = Expected::OutPosition { case, node, index, of: degree };
-                return Err(tokens.missing(tokens.buf().len(), expected));
+            let record = walk.take(tokens.buf()[pos]);
+            let end = pos + 1 + record.len() as usize;
+            if !record.is_empty() && !tokens.ensure(end - 1) {
+                let index = (tokens.buf().len() - pos) as u32;
+                return Err(tokens.missing(tokens.buf().len(), walk.item(&record, index)));
             }
-            edges += u64::from(degree);
+            edges += u64::from(record.len());
             offsets.push(edges);
             pos = end;
         }
@@ -168,9 +158,9 @@ impl<'a> ParChessReader<'a> {
     /// Starts the next case and reads its game in the sums format (the parallel twin of
     /// [`ChessReader::next_sums_graph`](crate::parse::chess::ChessReader::next_sums_graph)).
     pub fn next_sums_graph(&mut self) -> Result<Option<SumsGraph>, ParseError> {
-        let Some((case, n, first_token)) = self.start_case()? else { return Ok(None) };
+        let Some((case, n, first_token)) = self.start_case(true)? else { return Ok(None) };
         let (move_offsets, part_offsets, section_len) =
-            self.walk_sums(case, n).map_err(|e| self.bad_part(case, n).unwrap_or(e))?;
+            self.walk_sums().map_err(|e| self.bad_part(case, n).unwrap_or(e))?;
         let mut parts = self.tokens.take(section_len);
         compact_sums(&mut parts, n);
         let max = parts.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
@@ -187,56 +177,51 @@ impl<'a> ParChessReader<'a> {
             // Before part e: N, the move counts of nodes 0..=node, the part counts of moves
             // 0..=m, and e parts.
             let global = first_token + 1 + (node as u64 + 1) + (m as u64 + 1) + e as u64;
-            return Err(ParseError {
-                offset: self.tokens.offset_of_global(global),
-                kind: ParseErrorKind::OutOfRange { expected, value: parts[e], nodes: n },
-            });
+            let offset = self.tokens.offset_of_global(global);
+            return Err(out_of_range(offset, expected, parts[e], n));
         }
         self.tokens.release();
         Ok(Some(SumsGraph::from_checked_parts(move_offsets, part_offsets, parts)))
     }
 
-    /// Hops over the move and part counts of `n` nodes (buffering their parts); returns the
-    /// move offsets, the part offsets and the length of the section in tokens.
-    fn walk_sums(&mut self, case: u64, n: u32) -> Result<(Vec<u32>, Vec<u32>, usize), ParseError> {
-        let tokens = &mut self.tokens;
-        let mut move_offsets = Vec::with_capacity((n as usize).min(tokens.buf().len() + 1) + 1);
+    /// Hops over the move and part counts of the case's nodes (buffering their parts);
+    /// returns the move offsets, the part offsets and the length of the section in tokens.
+    fn walk_sums(&mut self) -> Result<(Vec<u32>, Vec<u32>, usize), ParseError> {
+        let (tokens, walk) = (&mut self.tokens, &mut self.walk);
+        let mut move_offsets =
+            Vec::with_capacity((walk.nodes as usize).min(tokens.buf().len() + 1) + 1);
         let (mut part_offsets, mut parts) = (vec![0u32], 0u64);
         move_offsets.push(0u32);
         let mut pos = 1usize;
-        for node in 0..n {
-            let moves = Expected::MoveCount { case, node };
+        let mut node_pos = pos;
+        while walk.in_graph() {
             if !tokens.ensure(pos) {
-                return Err(tokens.missing(pos, moves));
+                return Err(tokens.missing(pos, walk.expected()));
             }
-            let (of, node_pos) = (tokens.buf()[pos], pos);
-            pos += 1;
-            for index in 1..=of {
-                if !tokens.ensure(pos) {
-                    let expected = Expected::PartCount { case, node, index, of };
-                    return Err(tokens.missing(pos, expected));
+            let counted = walk.expected();
+            let record = walk.take(tokens.buf()[pos]);
+            match record {
+                Record::Moves { .. } => node_pos = pos,
+                _ => {
+                    if !record.is_empty() && !tokens.ensure(pos + record.len() as usize) {
+                        let index = (tokens.buf().len() - pos) as u32;
+                        let expected = walk.item(&record, index);
+                        return Err(tokens.missing(tokens.buf().len(), expected));
+                    }
+                    parts += u64::from(record.len());
+                    let at = || tokens.offset_of(pos);
+                    part_offsets.push(checked_total(parts, at, counted, Total::Parts)?);
                 }
-                let count = tokens.buf()[pos];
-                if count > 0 && !tokens.ensure(pos + count as usize) {
-                    let have = (tokens.buf().len() - pos - 1) as u32;
-                    let expected = Expected::Part {
-                        case,
-                        node,
-                        move_index: index,
-                        index: have + 1,
-                        of: count,
-                    };
-                    return Err(tokens.missing(tokens.buf().len(), expected));
-                }
-                parts += u64::from(count);
-                let counted = Expected::PartCount { case, node, index, of };
-                let at = || tokens.offset_of(pos);
-                part_offsets.push(checked_total(parts, at, counted, Total::Parts)?);
-                pos += 1 + count as usize;
             }
-            let total = part_offsets.len() as u64 - 1;
-            let at = || tokens.offset_of(node_pos);
-            move_offsets.push(checked_total(total, at, moves, Total::Moves)?);
+            pos += 1 + record.len() as usize;
+            // The node's last move (or a node of none) closes its moves.
+            if !matches!(walk.next, Next::Move { .. }) {
+                let total = part_offsets.len() as u64 - 1;
+                let at = || tokens.offset_of(node_pos);
+                let node = move_offsets.len() as u32 - 1;
+                let moves = Expected::MoveCount { case: walk.case, node };
+                move_offsets.push(checked_total(total, at, moves, Total::Moves)?);
+            }
         }
         Ok((move_offsets, part_offsets, pos))
     }
@@ -244,48 +229,32 @@ impl<'a> ParChessReader<'a> {
     /// The first buffered part of the current case that is not a node, found by walking the
     /// buffered part of the section again (error path only).
     fn bad_part(&self, case: u64, n: u32) -> Option<ParseError> {
-        let buf = self.tokens.buf();
-        let mut pos = 1;
-        for node in 0..n {
-            let of = *buf.get(pos)?;
-            pos += 1;
-            for move_index in 1..=of {
-                let count = *buf.get(pos)?;
-                for index in 1..=count {
-                    let value = *buf.get(pos + index as usize)?;
-                    if value >= n {
-                        let expected = Expected::Part { case, node, move_index, index, of: count };
-                        return Some(ParseError {
-                            offset: self.tokens.offset_of(pos + index as usize),
-                            kind: ParseErrorKind::OutOfRange { expected, value, nodes: n },
-                        });
-                    }
-                }
-                pos += 1 + count as usize;
-            }
-        }
-        None
+        self.bad_item(case, true, n)
     }
 
     /// The first buffered out-position of the current case that is not a node, found by
     /// walking the buffered part of the graph section again (error path only).
     fn bad_target(&self, case: u64, n: u32) -> Option<ParseError> {
+        self.bad_item(case, false, n)
+    }
+
+    /// The first list token of case `case`'s buffered graph section (from its node count on)
+    /// that is not one of its `n` nodes, found by walking the section again.
+    fn bad_item(&self, case: u64, sums: bool, n: u32) -> Option<ParseError> {
+        let mut walk = Walk { case: case - 1, ..Walk::start(Mode::Cases, sums) };
         let buf = self.tokens.buf();
+        walk.take(*buf.first()?);
         let mut pos = 1;
-        for node in 0..n {
-            let of = *buf.get(pos)?;
-            for index in 1..=of {
-                let at = pos + index as usize;
-                let value = *buf.get(at)?;
+        while walk.in_graph() {
+            let record = walk.take(*buf.get(pos)?);
+            for index in 1..=record.len() {
+                let value = *buf.get(pos + index as usize)?;
                 if value >= n {
-                    let expected = Expected::OutPosition { case, node, index, of };
-                    return Some(ParseError {
-                        offset: self.tokens.offset_of(at),
-                        kind: ParseErrorKind::OutOfRange { expected, value, nodes: n },
-                    });
+                    let offset = self.tokens.offset_of(pos + index as usize);
+                    return Some(out_of_range(offset, walk.item(&record, index), value, n));
                 }
             }
-            pos += 1 + of as usize;
+            pos += 1 + record.len() as usize;
         }
         None
     }
@@ -299,17 +268,18 @@ impl<'a> ParChessReader<'a> {
             return Err(e);
         }
         self.tokens.consume(std::mem::take(&mut self.done));
-        if !self.case_open {
-            return Ok(None);
-        }
+        let Next::Query(first_query) = self.walk.next else { return Ok(None) };
         self.starts.clear();
         let mut pos = 0usize;
+        // The walk's grammar, hopped over a batch at once: a query is its length and that
+        // many positions; a length of 0 ends the case.
+        let mut ended = false;
         loop {
             let buf = self.tokens.buf();
             while pos < buf.len() {
                 let m = buf[pos] as usize;
                 if m == 0 {
-                    self.case_open = false;
+                    ended = true;
                     self.done = pos + 1;
                     break;
                 }
@@ -319,85 +289,78 @@ impl<'a> ParChessReader<'a> {
                 self.starts.push(pos as u32);
                 pos += 1 + m;
             }
-            if !self.case_open || !self.starts.is_empty() {
+            if ended || !self.starts.is_empty() {
                 break;
             }
             // Not one complete query buffered: fetch more, or end the case.
-            let query = self.query + 1;
+            let mut walk = self.walk;
             if pos >= self.tokens.buf().len() {
                 if !self.tokens.ensure(pos) {
                     if self.tokens.clean_end() {
-                        self.case_open = false;
+                        // The end of the input ends the case (and a query file).
+                        self.walk.next = match self.walk.mode {
+                            Mode::Queries => Next::End,
+                            _ => Next::Case,
+                        };
                         self.done = pos;
-                        break;
+                        return Ok(None);
                     }
-                    return Err(self
-                        .tokens
-                        .missing(pos, Expected::QueryLength { case: self.at, query }));
+                    return Err(self.tokens.missing(pos, walk.expected()));
                 }
             } else {
                 let m = self.tokens.buf()[pos];
                 if !self.tokens.ensure(pos + m as usize) {
+                    let record = walk.take(m);
                     let buf = self.tokens.buf();
-                    let have = buf.len() - pos - 1;
                     // A bad position before the end of the query is the first error.
-                    let nodes = self.nodes;
+                    let nodes = walk.nodes;
                     if let Some(index) = buf[pos + 1..].iter().position(|&v| v >= nodes) {
                         let at = pos + 1 + index;
-                        let expected = Expected::QueryPosition {
-                            case: self.at,
-                            query,
-                            index: index as u32 + 1,
-                            of: m,
-                        };
-                        return Err(ParseError {
-                            offset: self.tokens.offset_of(at),
-                            kind: ParseErrorKind::OutOfRange { expected, value: buf[at], nodes },
-                        });
+                        let expected = walk.item(&record, index as u32 + 1);
+                        let offset = self.tokens.offset_of(at);
+                        return Err(out_of_range(offset, expected, buf[at], nodes));
                     }
-                    let expected = Expected::QueryPosition {
-                        case: self.at,
-                        query,
-                        index: have as u32 + 1,
-                        of: m,
-                    };
+                    let expected = walk.item(&record, (buf.len() - pos) as u32);
                     return Err(self.tokens.missing(buf.len(), expected));
                 }
             }
         }
-        if self.case_open {
+        if !ended {
             self.done = pos;
         }
-        if let Some((i, index)) = first_bad_position(self.tokens.buf(), &self.starts, self.nodes) {
+        if let Some((i, index)) =
+            first_bad_position(self.tokens.buf(), &self.starts, self.walk.nodes)
+        {
             let error = self.position_error(i, index);
             self.starts.truncate(i);
+            ended = false;
             if self.starts.is_empty() {
                 return Err(error);
             }
             self.pending = Some(error);
         }
+        self.walk.next = Next::Query(first_query + self.starts.len() as u64);
+        if ended {
+            self.walk.take(0);
+        }
         if self.starts.is_empty() {
             return Ok(None);
         }
-        let first_query = self.query + 1;
-        self.query += self.starts.len() as u64;
         Ok(Some(QueryBatch { tokens: self.tokens.buf(), starts: &self.starts, first_query }))
     }
 
     /// The error for position `index` (0-based) of query `i` (0-based) of the queries
-    /// buffered from `starts`, before they are handed out.
+    /// buffered from `starts`, before they are handed out (the walk stands before the batch).
     fn position_error(&self, i: usize, index: usize) -> ParseError {
         let start = self.starts[i] as usize;
         let buf = self.tokens.buf();
-        let of = buf[start];
-        let query = self.query + 1 + i as u64;
+        let mut walk = self.walk;
+        let Next::Query(first) = walk.next else { unreachable!("a batch is of queries") };
+        walk.next = Next::Query(first + i as u64);
+        let record = walk.take(buf[start]);
         let at = start + 1 + index;
-        let expected =
-            Expected::QueryPosition { case: self.at, query, index: index as u32 + 1, of };
-        ParseError {
-            offset: self.tokens.offset_of(at),
-            kind: ParseErrorKind::OutOfRange { expected, value: buf[at], nodes: self.nodes },
-        }
+        let offset = self.tokens.offset_of(at);
+        out_of_range(offset, walk.item(&record, index as u32 + 1), buf[at], walk.nodes)
     }
 }
 
