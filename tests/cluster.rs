@@ -294,7 +294,7 @@ fn cluster_flags_are_checked() {
     for (args, words) in [
         (&["values", file, "--processes", "0"][..], "--processes must be at least 1"),
         (&["values", file, "--workers", "2"][..], "--workers applies to a cluster"),
-        (&["values", file, "--processes", "2", "--format", "sums"][..], "chess format only"),
+        (&["values", file, "--processes", "2", "--format", "sums"][..], "not --format sums"),
         (&["solve", "--processes", "2"][..], "give it as a file, not stdin"),
         (&["query", file, "--processes", "2"][..], "QUERIES in every process"),
     ] {
@@ -317,4 +317,77 @@ fn cluster_flags_are_checked() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.starts_with("error: cannot reach process 0 (127.0.0.1:"), "{stderr}");
     assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// `lists` as an edge list, written the ways other tools write them: tabs, commas, networkx's
+/// `{}` data, comments, CRLF line ends, blank lines.
+fn edge_list(rng: &mut Rng, lists: &[Vec<u32>]) -> Vec<u8> {
+    let mut text = String::from("# from another tool\n% a comment\n\n");
+    for (u, list) in lists.iter().enumerate() {
+        for v in list {
+            text += &match rng.below(5) {
+                0 => format!("{u}\t{v}\n"),
+                1 => format!("{u},{v}\r\n"),
+                2 => format!("{u} {v} {{}}\n"),
+                3 => format!("  {u}  {v}\n\n"),
+                _ => format!("{u} {v}\n"),
+            };
+        }
+    }
+    text.into_bytes()
+}
+
+#[test]
+fn edge_lists_on_a_local_cluster_are_the_single_process_bytes() {
+    let dir = tempdir();
+    let mut rng = Rng::new(80);
+    let random = random_case(&mut rng, 3000, 6, 0, 1);
+    let braided = braided_case(&mut rng, 20000, 0);
+    let queries: String = (0..300)
+        .map(|_| {
+            let m = 1 + rng.below(4);
+            let tokens: Vec<String> = (0..m).map(|_| rng.below(3000).to_string()).collect();
+            format!("{m} {}\n", tokens.join(" "))
+        })
+        .collect();
+    let q = write_file(dir.path(), "q.txt", queries.as_bytes());
+    let q = q.to_str().unwrap();
+    for (name, lists) in [("random.tsv", &random.lists), ("braided.tsv", &braided.lists)] {
+        let file = write_file(dir.path(), name, &edge_list(&mut rng, lists));
+        let f = file.to_str().unwrap();
+        // Trailing isolated nodes need --nodes; without it the largest id decides.
+        let nodes = (lists.len() + 5).to_string();
+        for format in [&["--format", "edges"][..], &["--format", "edges", "--nodes", &nodes]] {
+            let values = run(&[&["values", f][..], format].concat(), None).ok();
+            let answers = run(&[&["query", f, q][..], format].concat(), None).ok();
+            for (processes, workers) in [("2", "1"), ("3", "2")] {
+                let cluster = [format, &["--processes", processes, "--workers", workers]].concat();
+                let args = [&["values", f][..], &cluster].concat();
+                assert!(run(&args, None).ok() == values, "values {name} {format:?} {processes}");
+                let args = [&["query", f, q][..], &cluster].concat();
+                assert!(run(&args, None).ok() == answers, "query {name} {format:?} {processes}");
+            }
+        }
+    }
+    // Errors are the single process's, from process 0 alone.
+    for (k, (text, extra)) in [
+        (&b"0 1\n1 2\n2 x\n"[..], &[][..]),
+        (b"0 1\n1 9\n", &["--nodes", "5"][..]),
+        (b"0 1\n1 4000000000\n", &[]),
+        (b"0 1\n1 2 3\n", &[]),
+        (b"0 1\n1 0\n", &[]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let file = write_file(dir.path(), &format!("bad{k}.tsv"), text);
+        let args = [&["values", file.to_str().unwrap(), "--format", "edges"][..], extra].concat();
+        let alone = run(&args, None);
+        let cluster = run(&[&args[..], &["--processes", "3"]].concat(), None);
+        assert_eq!(alone.code, 1, "bad {k}: {}", alone.stderr);
+        assert_eq!(
+            (cluster.code, &cluster.stdout, &cluster.stderr),
+            (1, &alone.stdout, &alone.stderr)
+        );
+    }
 }

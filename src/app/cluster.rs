@@ -231,16 +231,21 @@ impl Drop for Place {
     }
 }
 
-/// The inputs of a cluster run, opened: every process opens the same files itself, so each
-/// must be named (and reachable at that name on every machine), not stdin; and a cluster reads
-/// the chess format only, so far.
-pub fn open_inputs(
-    format: grundy::Format,
-    inputs: &[(&str, Option<&Path>)],
-) -> Result<Vec<Arc<Input>>, Error> {
-    if format != grundy::Format::Chess {
-        return Err(Error::Usage("a cluster reads the chess format only, so far".into()));
+/// How a cluster reads a graph file of `format`: the chess format and edge lists, so far.
+pub fn graph_format(format: grundy::Format) -> Result<grundy::cluster::Graph, Error> {
+    match format {
+        grundy::Format::Chess => Ok(grundy::cluster::Graph::Chess),
+        grundy::Format::Edges { nodes } => Ok(grundy::cluster::Graph::Edges(nodes)),
+        grundy::Format::Sums => Err(Error::Usage(
+            "a cluster reads the chess format and edge lists only, so far (not --format sums)"
+                .into(),
+        )),
     }
+}
+
+/// The inputs of a cluster run, opened: every process opens the same files itself, so each
+/// must be named (and reachable at that name on every machine), not stdin.
+pub fn open_inputs(inputs: &[(&str, Option<&Path>)]) -> Result<Vec<Arc<Input>>, Error> {
     if let Some((what, _)) = inputs.iter().find(|(_, p)| p.is_none_or(|p| p.as_os_str() == "-")) {
         return Err(Error::Usage(format!(
             "a cluster reads {what} in every process: give it as a file, not stdin"

@@ -240,7 +240,7 @@ mod tests {
                     &read.source,
                 );
                 let (values, _) = settled.expect("no cycle");
-                read.shard.reload(read.source.read());
+                read.source.restore(&mut read.shard);
                 let graph = Graph { shard: &read.shard, owners: &read.owners, values: &values };
                 let columns = Columns::solve();
                 let mine = 0..read.shard.queries();

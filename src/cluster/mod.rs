@@ -16,6 +16,7 @@
 
 pub mod answer;
 pub mod bsp;
+pub mod edges;
 pub mod handshake;
 pub mod identity;
 pub mod jump;
@@ -39,7 +40,7 @@ use crate::report::{Columns, Rows};
 use bsp::Bsp;
 use identity::{Claim, Identity};
 use net::Peers;
-use shard::{CaseHead, Entry, Mode, Shard, Source};
+use shard::{CaseHead, Entry, Mode, Shard, Share, Source};
 
 /// What workers send each other.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -130,13 +131,31 @@ pub enum Msg {
     Cuts(usize, Vec<split::Cut>),
     /// Output bytes for process 0, of stream 0 (stdout, or `-o`) or 1 (the report).
     Bytes(u8, Vec<u8>),
+    /// What a worker's share of an edge list holds (`edges`).
+    EdgeStats {
+        /// The worker.
+        worker: usize,
+        /// Its largest id (`None`: no edge).
+        largest: Option<u32>,
+        /// Its number of edges.
+        edges: u64,
+        /// A line of its share is not an edge line.
+        error: bool,
+    },
+    /// Edges `(u, v)` for the owner of `u`, from worker `from`, in its file order (`edges`).
+    Lists {
+        /// The sender.
+        from: usize,
+        /// The edges.
+        edges: Vec<(u32, u32)>,
+    },
 }
 
 /// What a cluster run computes, and on which inputs.
 #[derive(Clone)]
 pub enum Job {
-    /// `values`: rows of every node (stream 0).
-    Values(Arc<Input>),
+    /// `values`: rows of every node (stream 0) of a chess file, or of an edge list.
+    Values(Arc<Input>, Graph),
     /// `solve`: judge lines (stream 0), and report rows (stream 1) if `report`.
     Solve {
         /// The game file.
@@ -148,6 +167,8 @@ pub enum Job {
     Query {
         /// The graph file.
         graph: Arc<Input>,
+        /// How it is written.
+        format: Graph,
         /// The file of queries.
         queries: Arc<Input>,
         /// The rows' columns.
@@ -155,27 +176,46 @@ pub enum Job {
     },
 }
 
+/// How a cluster's graph file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Graph {
+    /// The chess format.
+    Chess,
+    /// An edge list, of this many nodes if `--nodes` says.
+    Edges(Option<u32>),
+}
+
+impl std::fmt::Display for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Graph::Chess => f.write_str("chess"),
+            Graph::Edges(None) => f.write_str("edges"),
+            Graph::Edges(Some(n)) => write!(f, "edges --nodes {n}"),
+        }
+    }
+}
+
 impl Job {
     /// What every process of the run must agree on: this build, the job and every option that
     /// changes what a worker computes or writes, the cluster's shape, and each input's
     /// fingerprint. (Where process 0 writes its output does not matter to the others.)
     pub fn identity(&self, peers: &Peers) -> Identity {
-        let command = match self {
-            Job::Values(_) => "values",
-            Job::Solve { report: false, .. } => "solve",
-            Job::Solve { report: true, .. } => "solve --report",
-            Job::Query { .. } => "query",
+        let (command, format) = match self {
+            Job::Values(_, format) => ("values", *format),
+            Job::Solve { report: false, .. } => ("solve", Graph::Chess),
+            Job::Solve { report: true, .. } => ("solve --report", Graph::Chess),
+            Job::Query { format, .. } => ("query", *format),
         };
         let identity = Identity::new()
             .with("the command", command)
-            .with("--format", "chess")
+            .with("--format", format)
             .with("--workers", peers.workers)
             .with("the number of processes", peers.processes())
             .with("the hosts", peers.addresses.join(" "))
             .with("the grundy version", env!("CARGO_PKG_VERSION"));
         match self {
-            Job::Values(input) | Job::Solve { input, .. } => identity.input("FILE", input),
-            Job::Query { graph, queries, columns } => identity
+            Job::Values(input, _) | Job::Solve { input, .. } => identity.input("FILE", input),
+            Job::Query { graph, queries, columns, .. } => identity
                 .with("--columns", columns.names())
                 .input("GRAPH", graph)
                 .input("QUERIES", queries),
@@ -277,14 +317,17 @@ pub unsafe fn fix_mmap_threshold() {
 
 /// One worker's part of `job`.
 fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Run {
-    let (input, mode) = match job {
-        Job::Values(input) | Job::Solve { input, .. } => (input, Mode::Cases),
-        Job::Query { graph, .. } => (graph, Mode::FirstGraph),
+    let (input, mode, format) = match job {
+        Job::Values(input, format) => (input, Mode::Cases, *format),
+        Job::Solve { input, .. } => (input, Mode::Cases, Graph::Chess),
+        Job::Query { graph, format, .. } => (graph, Mode::FirstGraph, *format),
     };
     let trace = Trace::new(bsp.index());
-    let Some(mut read) = read_shard(bsp, input, Entry::start(mode)) else {
-        return Run::Alone;
+    let read = match format {
+        Graph::Chess => read_shard(bsp, input, Entry::start(mode)),
+        Graph::Edges(nodes) => edges::read(bsp, input, nodes),
     };
+    let Some(mut read) = read else { return Run::Alone };
     trace.stage("read");
     if matches!(job, Job::Query { .. }) && read.cases.is_empty() {
         // No graph to query: process 0 alone says so.
@@ -294,16 +337,16 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
     let settled = settle::settle(bsp, &mut read.shard, owners, &read.source);
     let Some((values, levels)) = settled else { return Run::Alone };
     trace.stage("settled");
-    if !matches!(job, Job::Values(_)) {
+    if !matches!(job, Job::Values(..)) {
         // Answers need the moves and the queries again.
-        read.shard.reload(read.source.read());
+        read.source.restore(&mut read.shard);
         trace.stage("read again");
     }
     let shard = &read.shard;
     let graph = answer::Graph { shard, owners, values: &values };
     let mut out = Out { send, turn: 0 };
     match job {
-        Job::Values(_) => {
+        Job::Values(..) => {
             let nodes = owners.counts(bsp.peers());
             out.in_turns(bsp, &nodes, ROWS_PER_PIECE, |_, range| {
                 (value_rows(shard, cases, &values, &levels, range), Vec::new())
@@ -448,8 +491,15 @@ struct Read<'a> {
 fn read_shard<'a>(bsp: &mut Bsp<Msg>, input: &'a Input, first: Entry) -> Option<Read<'a>> {
     let (me, peers) = (bsp.index(), bsp.peers());
     let (start, end, entry) = split::balanced(bsp, input, first);
-    let source = Source { input, start, end, entry, last: me + 1 == peers };
-    let mine = source.read();
+    let share = Share { input, start, end, entry, last: me + 1 == peers };
+    let mine = share.read();
+    gather(bsp, mine, Source::Share(share))
+}
+
+/// Tells every worker every other's owned ids, cases and queries, from this worker's shard
+/// `mine` (read from `source`); `None` if any worker found an input error.
+fn gather<'a>(bsp: &mut Bsp<Msg>, mine: Shard, source: Source<'a>) -> Option<Read<'a>> {
+    let (me, peers) = (bsp.index(), bsp.peers());
     let summary = Msg::Summary {
         worker: me,
         first: mine.first,

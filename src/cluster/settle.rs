@@ -28,7 +28,7 @@ pub fn settle(
 ) -> Option<(Vec<u32>, Vec<u32>)> {
     let (me, peers, first) = (bsp.index(), bsp.peers(), shard.first);
     let reverse = reverse(bsp, shard, owners);
-    shard.unload();
+    source.unload(shard);
     let mut state = State::new(shard);
     let mut since_phase = 0u32;
     let mut phase_rounds = 0u32;

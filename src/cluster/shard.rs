@@ -14,6 +14,8 @@
 //! process 0 alone with the single-process reader, so its message and the answers before it
 //! are exactly the single-process ones.
 
+use std::cell::RefCell;
+
 use serde::{Deserialize, Serialize};
 
 use crate::io::input::Input;
@@ -57,7 +59,7 @@ pub struct CaseHead {
 /// One worker's share of the input: its nodes (with their out-positions), the queries that
 /// start in its range, and the cases that open in it. Ids are stored case-local (4 bytes), with
 /// the global id of each case's node 0 kept once per run of nodes or queries of that case.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Shard {
     /// Global id of the first node this worker owns.
     pub first: u64,
@@ -103,6 +105,22 @@ pub struct Query<'a> {
 }
 
 impl Shard {
+    /// The shard of owned nodes `first..` with out-lists `targets[offsets[i]..offsets[i + 1]]`
+    /// (ids of the one case of a graph file of `nodes` nodes, which `case` says this shard
+    /// opens): an edge list's, whose lists arrive by messages.
+    pub fn of_lists(first: u64, offsets: Vec<u64>, targets: Vec<u32>, case: Option<u32>) -> Shard {
+        let cases = case.map(|nodes| CaseHead { case: 1, nodes, base: 0 }).into_iter().collect();
+        Shard {
+            first,
+            offsets,
+            targets,
+            bases: vec![(0, 0)],
+            cases,
+            starts: vec![0],
+            ..Shard::default()
+        }
+    }
+
     /// Number of nodes owned.
     pub fn nodes(&self) -> usize {
         self.offsets.len().saturating_sub(1)
@@ -141,6 +159,21 @@ impl Shard {
     pub fn unload(&mut self) {
         self.targets = Vec::new();
         self.positions = Vec::new();
+    }
+
+    /// The out-positions and queries, moved out into a shard of their own (with the offsets
+    /// and bases that place them), as [`Shard::unload`] drops them.
+    fn take_lists(&mut self) -> Shard {
+        Shard {
+            first: self.first,
+            offsets: self.offsets.clone(),
+            targets: std::mem::take(&mut self.targets),
+            bases: self.bases.clone(),
+            starts: self.starts.clone(),
+            positions: std::mem::take(&mut self.positions),
+            runs: self.runs.clone(),
+            ..Shard::default()
+        }
     }
 
     /// Takes the out-positions and queries back from `again`, the same shard read again.
@@ -190,9 +223,46 @@ impl Shard {
     }
 }
 
-/// Where a worker's shard lies in its input, to read it (again).
+/// Where a worker's shard comes from, to read it again: its share of a chess-format file,
+/// or (an edge list, whose lists arrive by messages) the out-lists themselves, kept aside.
+pub enum Source<'a> {
+    /// A byte range of the input, read again a window at a time.
+    Share(Share<'a>),
+    /// The out-lists, moved here while values settle (they cannot be read again).
+    Kept(RefCell<Shard>),
+}
+
+impl Source<'_> {
+    /// Drops the shard's out-lists and queries (settling needs neither); kept here when they
+    /// cannot be read again.
+    pub fn unload(&self, shard: &mut Shard) {
+        match self {
+            Source::Share(_) => shard.unload(),
+            Source::Kept(kept) => *kept.borrow_mut() = shard.take_lists(),
+        }
+    }
+
+    /// Gives the shard its out-lists and queries back (to answer).
+    pub fn restore(&self, shard: &mut Shard) {
+        match self {
+            Source::Share(share) => shard.reload(share.read()),
+            Source::Kept(kept) => shard.reload(kept.take()),
+        }
+    }
+
+    /// The shard's out-lists a piece at a time, in order (together the pieces are the
+    /// shard's), while they are unloaded.
+    pub fn windows(&self, mut each: impl FnMut(&Shard)) {
+        match self {
+            Source::Share(share) => share.windows_of(WINDOW, |piece| each(&piece)),
+            Source::Kept(kept) => each(&kept.borrow()),
+        }
+    }
+}
+
+/// Where a worker's shard lies in a chess-format input.
 #[derive(Clone, Copy)]
-pub struct Source<'a> {
+pub struct Share<'a> {
     /// The input.
     pub input: &'a Input,
     /// The byte range, from a record header (or the input's start) to a token boundary.
@@ -205,16 +275,11 @@ pub struct Source<'a> {
     pub last: bool,
 }
 
-impl Source<'_> {
+impl Share<'_> {
     /// The shard: the range tokenized and walked a window at a time (so only a window's
     /// tokens are held beside the shard).
     pub fn read(&self) -> Shard {
         self.read_in(WINDOW)
-    }
-
-    /// The shard of each window of the range, in order (together they are the range's).
-    pub fn windows(&self, each: impl FnMut(Shard)) {
-        self.windows_of(WINDOW, each)
     }
 
     fn read_in(&self, window: usize) -> Shard {
@@ -614,7 +679,7 @@ mod tests {
             for w in 0..peers {
                 let (start, end) = range(text, w, peers);
                 let last = w + 1 == peers;
-                let source = Source { input: &input, start, end, entry, last };
+                let source = Share { input: &input, start, end, entry, last };
                 let read = tokenize(text, start, end, |_, _| {});
                 let (whole, exit) = walk(text, (end, &read.tokens, read.bad), entry, last);
                 for window in 1..12 {
@@ -627,7 +692,7 @@ mod tests {
         }
         let cut = b"2\n1 1\n";
         let input = Input::from_bytes("t", cut.to_vec());
-        let whole = Source {
+        let whole = Share {
             input: &input,
             start: 0,
             end: cut.len(),

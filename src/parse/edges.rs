@@ -79,26 +79,61 @@ pub fn read(
     Ok(build(n, columns))
 }
 
+/// The edges `(u, v)` of the lines that start in `bytes[start..end]` (at line starts), in
+/// order, read by the same function as [`read`]; `None` if a line there is not an edge line
+/// (or names an id of `nodes` or more). A cluster worker's share of an edge list; its error
+/// is described by reading the whole input with [`read`].
+pub fn edges_in(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    nodes: Option<u32>,
+) -> Option<Vec<(u32, u32)>> {
+    let mut edges = Vec::new();
+    let read = each_edge(bytes, start, end, nodes, |e| {
+        edges.push((e.u, e.v));
+        true
+    });
+    read.ok().map(|_| edges)
+}
+
+/// The start of the first line that starts at or after `at`.
+pub fn line_start(bytes: &[u8], at: usize) -> usize {
+    if at == 0 {
+        0
+    } else {
+        line_end(bytes, at - 1)
+    }
+}
+
+/// The node count of an edge list of `edges` lines whose largest id is `largest` (`None`: no
+/// edge) when `--nodes` is not given: the largest id + 1, or `None` when it is refused (an id
+/// of `u32::MAX`, or far more nodes than the file could describe; [`read`] says why).
+pub fn derived_node_count(largest: Option<u32>, edges: u64) -> Option<u32> {
+    let Some(largest) = largest else { return Some(0) };
+    let too_sparse = u64::from(largest) >= FREE_NODES && u64::from(largest) > IDS_PER_EDGE * edges;
+    (largest != u32::MAX && !too_sparse).then_some(largest + 1)
+}
+
 /// The largest id + 1, refused when it would allocate far more than the file could describe.
 fn node_count(bytes: &[u8], columns: &Columns) -> Result<u32, ParseError> {
     let max = |c: &[u32]| c.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
     let Some(largest) = max(&columns.from).max(max(&columns.to)) else { return Ok(0) };
     let edges = columns.from.len() as u64;
-    let too_sparse = u64::from(largest) >= FREE_NODES && u64::from(largest) > IDS_PER_EDGE * edges;
-    if largest == u32::MAX || too_sparse {
-        let (offset, expected) = first_mention(bytes, largest);
-        let reason = if largest == u32::MAX {
-            format!("{largest} is not a node id (ids go up to {})", u32::MAX - 1)
-        } else {
-            format!(
-                "node id {largest} would make a graph of {} nodes from {edges} edges; give \
-                 --nodes to allow it",
-                u64::from(largest) + 1
-            )
-        };
-        return Err(ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } });
+    if let Some(n) = derived_node_count(Some(largest), edges) {
+        return Ok(n);
     }
-    Ok(largest + 1)
+    let (offset, expected) = first_mention(bytes, largest);
+    let reason = if largest == u32::MAX {
+        format!("{largest} is not a node id (ids go up to {})", u32::MAX - 1)
+    } else {
+        format!(
+            "node id {largest} would make a graph of {} nodes from {edges} edges; give \
+             --nodes to allow it",
+            u64::from(largest) + 1
+        )
+    };
+    Err(ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } })
 }
 
 /// Where `id` first appears in `bytes`, an edge list read whole before without an error, and

@@ -71,7 +71,8 @@ impl crate::app::cluster::Clustered for QueryArgs {
         let args = self;
         let (format, columns) = check(args, true)?;
         let named = [("GRAPH", Some(args.graph.as_path())), ("QUERIES", args.queries.as_deref())];
-        let inputs = cluster::open_inputs(format, &named)?;
+        let graph_format = cluster::graph_format(format)?;
+        let inputs = cluster::open_inputs(&named)?;
         let (graph, queries) = (Arc::clone(&inputs[0]), Arc::clone(&inputs[1]));
         let mut streams = Vec::new();
         if writes {
@@ -80,6 +81,7 @@ impl crate::app::cluster::Clustered for QueryArgs {
         }
         let (graph_job, queries_job) = (Arc::clone(&graph), Arc::clone(&queries));
         let job = grundy::cluster::Job::Query {
+            format: graph_format,
             graph: graph_job,
             queries: queries_job,
             columns: columns.clone(),

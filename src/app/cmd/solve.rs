@@ -73,7 +73,8 @@ impl crate::app::cluster::Clustered for SolveArgs {
         use std::sync::Arc;
         let args = self;
         let format = check(args, true)?;
-        let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
+        cluster::graph_format(format)?;
+        let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())])?;
         let input = Arc::clone(&inputs[0]);
         let mut streams = Vec::new();
         if writes {

@@ -46,14 +46,15 @@ impl crate::app::cluster::Clustered for ValuesArgs {
         use std::sync::Arc;
         let args = self;
         let format = check(args, true)?;
-        let inputs = cluster::open_inputs(format, &[("FILE", args.file.as_deref())])?;
+        let graph = cluster::graph_format(format)?;
+        let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())])?;
         let input = Arc::clone(&inputs[0]);
         let mut streams = Vec::new();
         if writes {
             let header = grundy::report::Rows::header(grundy::report::VALUES_HEADER);
             streams.push(Stream::new(Sink::open(args.output.as_deref())?, header));
         }
-        let job = grundy::cluster::Job::Values(Arc::clone(&input));
+        let job = grundy::cluster::Job::Values(Arc::clone(&input), graph);
         let alone = Box::new(move |sinks: &mut [Sink]| {
             exec::values(&input, (config.exec, format, false), &mut sinks[0], &Progress::new(false))
         });
