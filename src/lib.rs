@@ -4,25 +4,33 @@
 //! down this list and never back:
 //!
 //! 1. [`io`]: the bytes of an input (a memory map, stdin, a decompressed file); outputs that
-//!    appear whole or not at all; the progress bar; signals.
+//!    appear whole or not at all (or `--check`ed against an expected output); the progress
+//!    bar; signals. Its failures are its own type ([`io::error::IoError`]).
 //! 2. [`parse`]: tokens, then a case's game ([`graph::GameGraph`]), by the sequential reader
-//!    or its parallel twin, in the chess, sums or edge-list [`Format`].
-//! 3. [`graph`]: the [`graph::Rule`] trait and the graphs that implement it (CSR, sums).
-//! 4. [`order`]: Kahn's order, sinks first, grouped into levels.
-//! 5. [`eval`]: the Grundy value of every node, level by level.
+//!    or its parallel twin, in the chess, sums or edge-list [`Format`]. The chess family's
+//!    record grammar is written once ([`parse::walk`]) for the parallel reader and a cluster
+//!    worker's share; the sequential reader is the hand-written reference.
+//! 3. [`graph`]: the [`graph::Rule`] trait and the graphs that implement it (CSR, sums), and
+//!    the reverse graph.
+//! 4. [`order`]: Kahn's order, sinks first, grouped into levels; when no node has more than
+//!    [`order::MASK_MOVES`] moves the peel takes every node's value on the way.
+//! 5. [`eval`]: the Grundy value of every node the peel did not value, level by level; loopy
+//!    games' generalized values.
 //! 6. [`exec`]: the case loop (read, order, evaluate, then the queries), on the sequential
-//!    or the parallel path.
+//!    or the parallel path, and the whole-file runs of `solve`, `query`, `values` and `stats`.
 //! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
-//! 8. [`report`]: CSV rows and statistics.
+//! 8. [`report`]: CSV rows (their [`report::Columns`]) and statistics.
 //!
-//! With the `cluster` feature (on by default), `cluster` runs the same evaluation across
-//! processes and machines on timely-dataflow.
+//! With the `cluster` feature (on by default), `cluster` runs `solve`, `values` and `query`
+//! across processes and machines on timely-dataflow: connections that prove the run's secret
+//! and identity, shares cut by weight, values settled by messages and pointer jumping.
 //!
 //! Beside the pipeline: [`games`] (the seed problems' games as move generators on the same
-//! engine), [`generate`] (valid random inputs), [`meter`] (how the engine reports progress),
-//! [`error`] (the one-line errors users see). The command line (arguments with clap,
-//! settings, one module per subcommand) is the binary's own `app` folder, outside this
-//! library: nothing here knows of it or derives clap traits.
+//! engine), [`octal`] (octal games' sequences and periods), [`generate`] (valid random
+//! inputs), [`meter`] (how the engine reports progress), [`error`] (the one-line errors users
+//! see). The command line (arguments with clap, settings, one module per subcommand, the one
+//! place a run is put on a cluster) is the binary's own `app` folder, outside this library:
+//! nothing here knows of it or derives clap traits.
 //!
 //! Every parallel stage has a sequential twin, selected by `--threads 1`, giving the same
 //! bytes.
