@@ -294,7 +294,7 @@ fn cluster_flags_are_checked() {
     for (args, words) in [
         (&["values", file, "--processes", "0"][..], "--processes must be at least 1"),
         (&["values", file, "--workers", "2"][..], "--workers applies to a cluster"),
-        (&["values", file, "--processes", "2", "--format", "sums"][..], "not --format sums"),
+        (&["values", file, "--processes", "2", "--loopy"][..], "--loopy runs on one process"),
         (&["solve", "--processes", "2"][..], "give it as a file, not stdin"),
         (&["query", file, "--processes", "2"][..], "QUERIES in every process"),
     ] {
@@ -382,6 +382,67 @@ fn edge_lists_on_a_local_cluster_are_the_single_process_bytes() {
     {
         let file = write_file(dir.path(), &format!("bad{k}.tsv"), text);
         let args = [&["values", file.to_str().unwrap(), "--format", "edges"][..], extra].concat();
+        let alone = run(&args, None);
+        let cluster = run(&[&args[..], &["--processes", "3"]].concat(), None);
+        assert_eq!(alone.code, 1, "bad {k}: {}", alone.stderr);
+        assert_eq!(
+            (cluster.code, &cluster.stdout, &cluster.stderr),
+            (1, &alone.stdout, &alone.stderr)
+        );
+    }
+}
+
+#[test]
+fn sums_on_a_local_cluster_are_the_single_process_bytes() {
+    use crate::sums::{random_sums, write_sums};
+    let dir = tempdir();
+    let mut rng = Rng::new(81);
+    let many: Vec<_> = (0..25)
+        .map(|_| {
+            let n = 1 + rng.below(200) as usize;
+            random_sums(&mut rng, n)
+        })
+        .collect();
+    let one = [random_sums(&mut rng, 4000)];
+    let report = dir.path().join("report.csv");
+    let r = report.to_str().unwrap();
+    for (name, cases) in [("many.txt", &many[..]), ("one.txt", &one[..])] {
+        let file = write_file(dir.path(), name, write_sums(&mut rng, cases).as_bytes());
+        let f = file.to_str().unwrap();
+        let nodes = cases[0].0.len() as u64;
+        let queries: String = (0..200)
+            .map(|_| {
+                let m = 1 + rng.below(3);
+                let tokens: Vec<String> = (0..m).map(|_| rng.below(nodes).to_string()).collect();
+                format!("{m} {}\n", tokens.join(" "))
+            })
+            .collect();
+        let q = write_file(dir.path(), "q.txt", queries.as_bytes());
+        let q = q.to_str().unwrap();
+        let sums = ["--format", "sums"];
+        let values = run(&[&["values", f][..], &sums].concat(), None).ok();
+        let lines = run(&[&["solve", f, "--report", r][..], &sums].concat(), None).ok();
+        let rows = std::fs::read(r).unwrap();
+        let answers = run(&[&["query", f, q][..], &sums].concat(), None).ok();
+        for (processes, workers) in [("2", "1"), ("3", "2")] {
+            let cluster = [&sums[..], &["--processes", processes, "--workers", workers]].concat();
+            let args = [&["values", f][..], &cluster].concat();
+            assert!(run(&args, None).ok() == values, "values {name} {processes} x {workers}");
+            std::fs::remove_file(r).unwrap();
+            let args = [&["solve", f, "--report", r][..], &cluster].concat();
+            assert!(run(&args, None).ok() == lines, "solve {name} {processes} x {workers}");
+            assert!(std::fs::read(r).unwrap() == rows, "report of {name} {processes}");
+            let args = [&["query", f, q][..], &cluster].concat();
+            assert!(run(&args, None).ok() == answers, "query {name} {processes} x {workers}");
+        }
+    }
+    // Errors and cycles are the single process's, from process 0 alone.
+    for (k, text) in [&b"2\n1 1 1\n1 1 5\n0\n"[..], b"2\n1 1 1\n1 1 0\n1 0\n0\n", b"2\n2 1 1"]
+        .into_iter()
+        .enumerate()
+    {
+        let file = write_file(dir.path(), &format!("bad{k}.txt"), text);
+        let args = ["values", file.to_str().unwrap(), "--format", "sums"];
         let alone = run(&args, None);
         let cluster = run(&[&args[..], &["--processes", "3"]].concat(), None);
         assert_eq!(alone.code, 1, "bad {k}: {}", alone.stderr);

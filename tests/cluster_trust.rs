@@ -116,7 +116,7 @@ fn a_peer_that_refuses_its_arguments_stops_the_others_at_once() {
     let (hosts, _) = hosts(dir.path(), 3);
     for (bad, why) in [
         (&["values", f, "--loopy"][..], "--loopy runs on one process"),
-        (&["values", f, "--format", "sums"][..], "not --format sums"),
+        (&["values", f, "-o", f][..], "would replace the input"),
         (&["values", "missing.txt"][..], "missing.txt: cannot open"),
     ] {
         let started = Instant::now();
@@ -274,7 +274,7 @@ fn processes_checks_its_arguments_before_it_starts_any() {
     for (args, words, code) in [
         (&["values", "nonexist.txt", "--processes", "2"][..], "nonexist.txt: cannot open", 1),
         (&["values", "--processes", "2"][..], "not stdin", 2),
-        (&["values", f, "--format", "sums", "--processes", "3"][..], "not --format sums", 2),
+        (&["values", f, "-o", f, "--processes", "3"][..], "would replace the input", 2),
         (&["values", f, "--loopy", "--processes", "2"][..], "--loopy runs on one process", 2),
         (&["values", f, "--processes", "2", "--secret-file", "s"][..], "cannot be used with", 2),
     ] {

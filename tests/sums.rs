@@ -5,10 +5,10 @@
 use crate::util::*;
 
 /// One case: each node's moves (each a list of parts), and the queries.
-type SumsCase = (Vec<Vec<Vec<u32>>>, Vec<Vec<u32>>);
+pub type SumsCase = (Vec<Vec<Vec<u32>>>, Vec<Vec<u32>>);
 
 /// A random game of sums: moves go to parts of higher rank only (acyclic), 0 to 3 parts each.
-fn random_sums(rng: &mut Rng, n: usize) -> SumsCase {
+pub fn random_sums(rng: &mut Rng, n: usize) -> SumsCase {
     let mut ids: Vec<u32> = (0..n as u32).collect();
     rng.shuffle(&mut ids);
     let mut rank = vec![0usize; n];
@@ -49,7 +49,7 @@ fn sums_oracle(nodes: &[Vec<Vec<u32>>]) -> Vec<u32> {
     g
 }
 
-fn write_sums(rng: &mut Rng, cases: &[SumsCase]) -> String {
+pub fn write_sums(rng: &mut Rng, cases: &[SumsCase]) -> String {
     let space = |rng: &mut Rng| [" ", "  ", "\t", "\n", "\r\n", " \n "][rng.below(6) as usize];
     let mut out = String::new();
     for (nodes, queries) in cases {

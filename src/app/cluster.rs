@@ -231,15 +231,12 @@ impl Drop for Place {
     }
 }
 
-/// How a cluster reads a graph file of `format`: the chess format and edge lists, so far.
-pub fn graph_format(format: grundy::Format) -> Result<grundy::cluster::Graph, Error> {
+/// How a cluster reads a graph file of `format`.
+pub fn graph_format(format: grundy::Format) -> grundy::cluster::Graph {
     match format {
-        grundy::Format::Chess => Ok(grundy::cluster::Graph::Chess),
-        grundy::Format::Edges { nodes } => Ok(grundy::cluster::Graph::Edges(nodes)),
-        grundy::Format::Sums => Err(Error::Usage(
-            "a cluster reads the chess format and edge lists only, so far (not --format sums)"
-                .into(),
-        )),
+        grundy::Format::Chess => grundy::cluster::Graph::Chess,
+        grundy::Format::Sums => grundy::cluster::Graph::Sums,
+        grundy::Format::Edges { nodes } => grundy::cluster::Graph::Edges(nodes),
     }
 }
 

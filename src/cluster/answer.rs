@@ -88,13 +88,17 @@ pub fn answer(
             move_asks[owner].push((p, v ^ x));
         }
     }
-    let targets =
+    let moves =
         if columns.wants_move() { winning_moves(bsp, graph, move_asks) } else { Vec::new() };
+    let mut to = Vec::new();
     for (i, mover) in movers.into_iter().enumerate() {
         let q = queries.query(first + i);
-        let winning =
-            mover.map(|(p, owner, k)| ((p - q.base) as u32, [(targets[owner][k] - q.base) as u32]));
-        let winning = winning.as_ref().map(|(from, to)| (*from, &to[..]));
+        let winning = mover.map(|(p, owner, k)| {
+            to.clear();
+            to.extend(moves[owner].get(k).iter().map(|&t| (t - q.base) as u32));
+            (p - q.base) as u32
+        });
+        let winning = winning.map(|from| (from, &to[..]));
         let (nim_sum, positions) = (nim_sums[i], q.positions);
         let outcome = Outcome::of_nim_sum(nim_sum);
         let row = QueryRow { case: q.case, number: q.number, positions, nim_sum, outcome, winning };
@@ -126,14 +130,30 @@ fn values_of(bsp: &mut Bsp<Msg>, graph: &Graph, asks: Vec<Vec<u64>>) -> Vec<Vec<
     told
 }
 
-/// For every `(token, want)` asked of worker `w` (its own tokens), the token's first
-/// out-position of value `want`, in the same order: four rounds (the asks, the values of the
-/// tokens' out-positions, the answers).
-fn winning_moves(
-    bsp: &mut Bsp<Msg>,
-    graph: &Graph,
-    move_asks: Vec<Vec<(u64, u32)>>,
-) -> Vec<Vec<u64>> {
+/// The winning moves a worker was told: the out-positions (or parts of sums) of each, in
+/// the order asked.
+#[derive(Debug, Default)]
+struct Told {
+    targets: Vec<u64>,
+    /// Where each move ends among `targets` (sums format; empty: one target each).
+    ends: Vec<u32>,
+}
+
+impl Told {
+    /// Move `k`'s out-position, or parts.
+    fn get(&self, k: usize) -> &[u64] {
+        if self.ends.is_empty() {
+            return &self.targets[k..=k];
+        }
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        &self.targets[start..self.ends[k] as usize]
+    }
+}
+
+/// For every `(token, want)` asked of worker `w` (its own tokens), the token's first move of
+/// value `want`, in the same order: four rounds (the asks, the values of the tokens'
+/// out-positions or parts, the answers).
+fn winning_moves(bsp: &mut Bsp<Msg>, graph: &Graph, move_asks: Vec<Vec<(u64, u32)>>) -> Vec<Told> {
     let me = bsp.index();
     let out = move_asks.into_iter().enumerate().filter(|(_, a)| !a.is_empty());
     let received = bsp
@@ -146,13 +166,13 @@ fn winning_moves(
         })
         .collect();
     requests.sort_unstable_by_key(|(from, _)| *from);
-    // The values of every asked token's out-positions.
+    // The values of every asked token's out-positions (or parts).
     let shard = graph.shard;
-    let successors = |p: u64| shard.successors((p - shard.first) as usize);
+    let local = |p: u64| (p - shard.first) as usize;
     let mut asks = vec![Vec::new(); bsp.peers()];
     for (_, items) in &requests {
         for &(p, _) in items {
-            for s in successors(p) {
+            for s in shard.successors(local(p)) {
                 asks[graph.owners.of(s)].push(s);
             }
         }
@@ -160,27 +180,40 @@ fn winning_moves(
     let told = values_of(bsp, graph, asks);
     let mut cursor = vec![0usize; bsp.peers()];
     let mut replies = Vec::new();
+    let mut values = Vec::new();
     for (from, items) in requests {
-        let mut targets = Vec::with_capacity(items.len());
+        let mut answer = Told::default();
         for (p, want) in items {
-            let mut found = None;
-            for s in successors(p) {
+            values.clear();
+            for s in shard.successors(local(p)) {
                 let owner = graph.owners.of(s);
-                let value = told[owner][cursor[owner]];
+                values.push(told[owner][cursor[owner]]);
                 cursor[owner] += 1;
-                if found.is_none() && value == want {
-                    found = Some(s);
-                }
             }
             // A value is the mex of its moves' values: every smaller value is one of them.
-            targets.push(found.unwrap_or(p));
+            if shard.is_sums() {
+                let ends = shard.move_ends(local(p));
+                let of = |m: usize| if m == 0 { 0 } else { ends[m - 1] as usize }..ends[m] as usize;
+                let xor = |m: usize| values[of(m)].iter().fold(0, |x, &v| x ^ v);
+                let found = (0..ends.len()).find(|&m| xor(m) == want).map_or(0..0, of);
+                answer
+                    .targets
+                    .extend(shard.successors(local(p)).skip(found.start).take(found.len()));
+                answer.ends.push(answer.targets.len() as u32);
+            } else {
+                let found = values.iter().position(|&v| v == want);
+                answer
+                    .targets
+                    .push(found.and_then(|k| shard.successors(local(p)).nth(k)).unwrap_or(p));
+            }
         }
-        replies.push((from, Msg::MoveTell { from: me, targets }));
+        let Told { targets, ends } = answer;
+        replies.push((from, Msg::MoveTell { from: me, targets, ends }));
     }
-    let mut answers = vec![Vec::new(); bsp.peers()];
+    let mut answers: Vec<Told> = (0..bsp.peers()).map(|_| Told::default()).collect();
     for message in bsp.exchange(replies) {
-        if let Msg::MoveTell { from, targets } = message {
-            answers[from] = targets;
+        if let Msg::MoveTell { from, targets, ends } = message {
+            answers[from] = Told { targets, ends };
         }
     }
     answers

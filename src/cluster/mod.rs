@@ -67,6 +67,12 @@ pub enum Msg {
     Edges(Vec<(u64, u32)>),
     /// Settled out-positions `(node, value, level)` for the node's owner.
     Settle(Vec<(u64, u32, u32)>),
+    /// Settled parts `(node, slot, value, level)` for the owner of the node whose moves they
+    /// are part of (sums format), `slot` being which of its parts.
+    SettleParts(Vec<(u64, u32, u32, u32)>),
+    /// Edges `(target, source, slot)` for the target's owner (sums format): `Edges` with each
+    /// edge's place among its source's parts.
+    SlotEdges(Vec<(u64, u32, u32)>),
     /// Nodes settled through links `(node, value, level)`, for the node's owner.
     Resolved(Vec<(u64, u32, u32)>),
     /// What a worker sent this round, and how many of its nodes are open.
@@ -122,8 +128,11 @@ pub enum Msg {
     MoveTell {
         /// Who tells.
         from: usize,
-        /// Global ids.
+        /// Global ids: the out-positions, or (sums format) the parts of the moves one after
+        /// the other.
         targets: Vec<u64>,
+        /// Sums format only: where each move ends among `targets`.
+        ends: Vec<u32>,
     },
     /// A worker's total record weight (`split`).
     Weight(usize, u64),
@@ -160,6 +169,8 @@ pub enum Job {
     Solve {
         /// The game file.
         input: Arc<Input>,
+        /// How it is written (chess or sums).
+        format: Graph,
         /// Whether report rows are wanted.
         report: bool,
     },
@@ -181,6 +192,8 @@ pub enum Job {
 pub enum Graph {
     /// The chess format.
     Chess,
+    /// The sums format (a move leads to a sum of positions).
+    Sums,
     /// An edge list, of this many nodes if `--nodes` says.
     Edges(Option<u32>),
 }
@@ -189,6 +202,7 @@ impl std::fmt::Display for Graph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Graph::Chess => f.write_str("chess"),
+            Graph::Sums => f.write_str("sums"),
             Graph::Edges(None) => f.write_str("edges"),
             Graph::Edges(Some(n)) => write!(f, "edges --nodes {n}"),
         }
@@ -202,8 +216,8 @@ impl Job {
     pub fn identity(&self, peers: &Peers) -> Identity {
         let (command, format) = match self {
             Job::Values(_, format) => ("values", *format),
-            Job::Solve { report: false, .. } => ("solve", Graph::Chess),
-            Job::Solve { report: true, .. } => ("solve --report", Graph::Chess),
+            Job::Solve { report: false, format, .. } => ("solve", *format),
+            Job::Solve { report: true, format, .. } => ("solve --report", *format),
             Job::Query { format, .. } => ("query", *format),
         };
         let identity = Identity::new()
@@ -319,12 +333,13 @@ pub unsafe fn fix_mmap_threshold() {
 fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Run {
     let (input, mode, format) = match job {
         Job::Values(input, format) => (input, Mode::Cases, *format),
-        Job::Solve { input, .. } => (input, Mode::Cases, Graph::Chess),
+        Job::Solve { input, format, .. } => (input, Mode::Cases, *format),
         Job::Query { graph, format, .. } => (graph, Mode::FirstGraph, *format),
     };
     let trace = Trace::new(bsp.index());
     let read = match format {
         Graph::Chess => read_shard(bsp, input, Entry::start(mode)),
+        Graph::Sums => read_shard(bsp, input, Entry::sums(mode)),
         Graph::Edges(nodes) => edges::read(bsp, input, nodes),
     };
     let Some(mut read) = read else { return Run::Alone };
@@ -536,7 +551,7 @@ fn value_rows(
         let gid = shard.first + i as u64;
         let c = cases.partition_point(|c| c.base + u64::from(c.nodes) <= gid);
         let case = &cases[c];
-        let degree = shard.degree(i) as u32;
+        let degree = shard.move_count(i) as u32;
         rows.value_row(case.case, (gid - case.base) as u32, values[i], levels[i], degree);
     }
     rows.into_bytes()

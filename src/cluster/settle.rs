@@ -30,9 +30,11 @@ pub fn settle(
     let reverse = reverse(bsp, shard, owners);
     source.unload(shard);
     let mut state = State::new(shard);
+    let sums = shard.is_sums();
     let mut since_phase = 0u32;
     let mut phase_rounds = 0u32;
     loop {
+        let mut parts: Vec<Vec<(u64, u32, u32, u32)>> = vec![Vec::new(); peers];
         let mut settled: Vec<Vec<(u64, u32, u32)>> = vec![Vec::new(); peers];
         let mut resolved: Vec<Vec<(u64, u32, u32)>> = vec![Vec::new(); peers];
         let mut sent = 0;
@@ -40,7 +42,18 @@ pub fn settle(
         while sent < SETTLES_PER_ROUND {
             let Some(i) = state.ready.pop() else { break };
             let (value, level) = (state.value[i], state.level[i]);
-            for u in reverse.preds(shard, i) {
+            if sums {
+                for (u, slot) in reverse.parts(shard, i) {
+                    let owner = owners.of(u);
+                    if owner == me {
+                        state.deliver_part(shard, ((u - first) as usize, slot), value, level);
+                    } else {
+                        parts[owner].push((u, slot, value, level));
+                        sent += 1;
+                    }
+                }
+            }
+            for u in reverse.preds(shard, i).filter(|_| !sums) {
                 let owner = owners.of(u);
                 if owner == me {
                     state.deliver((u - first) as usize, value, level);
@@ -61,7 +74,9 @@ pub fn settle(
             }
         }
         let tally = Msg::Tally { sent, open: state.open };
+        let part_messages = parts.into_iter().enumerate().filter(|(_, o)| !o.is_empty());
         let messages = batches(settled, Msg::Settle)
+            .chain(part_messages.map(|(w, o)| (w, Msg::SettleParts(o))))
             .chain(batches(resolved, Msg::Resolved))
             .chain((0..peers).map(|w| (w, tally.clone())));
         let (mut total, mut open) = (0, 0);
@@ -70,6 +85,11 @@ pub fn settle(
                 Msg::Settle(values) => {
                     for (u, value, level) in values {
                         state.deliver((u - first) as usize, value, level);
+                    }
+                }
+                Msg::SettleParts(values) => {
+                    for (u, slot, value, level) in values {
+                        state.deliver_part(shard, ((u - first) as usize, slot), value, level);
                     }
                 }
                 Msg::Resolved(values) => {
@@ -90,7 +110,8 @@ pub fn settle(
         since_phase += 1;
         // Rounds that settle few of the open nodes mean long thin paths: jump, unless the last
         // phase cost more rounds than have passed since.
-        if since_phase >= JUMP_AFTER.max(2 * phase_rounds) && total * JUMP_SHARE < open {
+        // (A sums node is no function of one open part that a link can express: no jumping.)
+        if !sums && since_phase >= JUMP_AFTER.max(2 * phase_rounds) && total * JUMP_SHARE < open {
             let before = bsp.rounds();
             super::jump::phase(bsp, (first, source), owners, &mut state);
             phase_rounds = (bsp.rounds() - before) as u32;
@@ -120,10 +141,13 @@ fn batches(
     out.into_iter().enumerate().filter(|(_, o)| !o.is_empty()).map(move |(w, o)| (w, wrap(o)))
 }
 
-/// The predecessors of every owned node, case-local (a predecessor is in its target's case).
+/// The predecessors of every owned node, case-local (a predecessor is in its target's case);
+/// in the sums format, with the slot of each occurrence among the predecessor's parts.
 struct Reverse {
     offsets: Vec<u64>,
     preds: Vec<u32>,
+    /// Sums format only: `slots[k]` is which of `preds[k]`'s parts the edge is.
+    slots: Vec<u32>,
 }
 
 impl Reverse {
@@ -133,6 +157,12 @@ impl Reverse {
         let list = &self.preds[self.offsets[i] as usize..self.offsets[i + 1] as usize];
         list.iter().map(move |&p| base + u64::from(p))
     }
+
+    /// The predecessors of owned node `i` with the slot of `i` among their parts (sums).
+    fn parts<'a>(&'a self, shard: &Shard, i: usize) -> impl Iterator<Item = (u64, u32)> + 'a {
+        let range = self.offsets[i] as usize..self.offsets[i + 1] as usize;
+        self.preds(shard, i).zip(self.slots[range].iter().copied())
+    }
 }
 
 /// Edges sent per worker per round while the reverse lists are built: the memory in flight is
@@ -140,18 +170,23 @@ impl Reverse {
 const EDGES_PER_ROUND: usize = 1 << 16;
 
 /// The reverse lists, from every edge sent to its target's owner twice, in bounded rounds:
-/// first to count each target's predecessors, then to place them. Twice the messages, but
-/// nothing held beyond the lists themselves (4 bytes per edge, 8 per node).
+/// first to count each target's predecessors, then to place them (with each edge's slot among
+/// its source's parts, in the sums format). Twice the messages, but nothing held beyond the
+/// lists themselves (4 bytes per edge, 8 per node; 4 more per edge for the slots).
 fn reverse(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Reverse {
     let n = shard.nodes();
     let edges = || {
         (0..n).flat_map(move |i| {
             let local = (shard.first + i as u64 - shard.base(i)) as u32;
-            shard.successors(i).map(move |t| (owners.of(t), (t - owners.first_of(t), local)))
+            shard
+                .successors(i)
+                .enumerate()
+                .map(move |(slot, t)| (owners.of(t), (t - owners.first_of(t), local, slot as u32)))
         })
     };
     let mut offsets = vec![0u64; n + 1];
-    stream(bsp, edges().map(|(w, (t, _))| (w, (t, 0))), |batch| {
+    let pairs = |(w, (t, u, _)): (usize, (u64, u32, u32))| (w, (t, u));
+    stream(bsp, edges().map(pairs), Msg::Edges, unwrap_edges, |batch| {
         for (t, _) in batch {
             offsets[t as usize + 1] += 1;
         }
@@ -160,46 +195,75 @@ fn reverse(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Reverse {
         offsets[i + 1] += offsets[i];
     }
     let mut preds = vec![0u32; offsets[n] as usize];
+    let mut slots = vec![0u32; if shard.is_sums() { preds.len() } else { 0 }];
     // Each list fills from its end down: `offsets[t + 1]` ends as the start of `t`'s list,
     // so the offsets shift down by one instead of a cursor per node.
-    stream(bsp, edges(), |batch| {
-        for (t, u) in batch {
-            let end = &mut offsets[t as usize + 1];
-            *end -= 1;
-            preds[*end as usize] = u;
-        }
-    });
+    let mut place = |t: u64, u: u32| {
+        let end = &mut offsets[t as usize + 1];
+        *end -= 1;
+        preds[*end as usize] = u;
+        *end as usize
+    };
+    if shard.is_sums() {
+        stream(bsp, edges(), Msg::SlotEdges, unwrap_slot_edges, |batch| {
+            for (t, u, slot) in batch {
+                slots[place(t, u)] = slot;
+            }
+        });
+    } else {
+        stream(bsp, edges().map(pairs), Msg::Edges, unwrap_edges, |batch| {
+            for (t, u) in batch {
+                place(t, u);
+            }
+        });
+    }
     offsets.remove(0);
     offsets.push(preds.len() as u64);
-    Reverse { offsets, preds }
+    Reverse { offsets, preds, slots }
 }
 
-/// Sends every `(worker, edge)` of `items` to its worker, at most `EDGES_PER_ROUND` per round,
-/// handing every batch received to `take`, until no worker has any left.
-fn stream(
+fn unwrap_edges(message: Msg) -> Result<Vec<(u64, u32)>, Msg> {
+    match message {
+        Msg::Edges(batch) => Ok(batch),
+        other => Err(other),
+    }
+}
+
+fn unwrap_slot_edges(message: Msg) -> Result<Vec<(u64, u32, u32)>, Msg> {
+    match message {
+        Msg::SlotEdges(batch) => Ok(batch),
+        other => Err(other),
+    }
+}
+
+/// Sends every `(worker, edge)` of `items` to its worker (`wrap`ped in a message), at most
+/// `EDGES_PER_ROUND` per round, handing every batch received (`unwrap`ped) to `take`, until no
+/// worker has any left.
+fn stream<T>(
     bsp: &mut Bsp<Msg>,
-    items: impl Iterator<Item = (usize, (u64, u32))>,
-    mut take: impl FnMut(Vec<(u64, u32)>),
+    items: impl Iterator<Item = (usize, T)>,
+    wrap: fn(Vec<T>) -> Msg,
+    unwrap: fn(Msg) -> Result<Vec<T>, Msg>,
+    mut take: impl FnMut(Vec<T>),
 ) {
     let peers = bsp.peers();
     let mut items = items.peekable();
     loop {
-        let mut out = vec![Vec::new(); peers];
+        let mut out: Vec<Vec<T>> = (0..peers).map(|_| Vec::new()).collect();
         let mut sent = 0;
         for (w, item) in items.by_ref().take(EDGES_PER_ROUND) {
             out[w].push(item);
             sent += 1;
         }
         let messages = out.into_iter().enumerate().filter(|(_, o)| !o.is_empty());
-        let messages = messages
-            .map(|(w, o)| (w, Msg::Edges(o)))
-            .chain((0..peers).map(|w| (w, Msg::Count(sent))));
+        let messages =
+            messages.map(|(w, o)| (w, wrap(o))).chain((0..peers).map(|w| (w, Msg::Count(sent))));
         let mut total = 0;
         for message in bsp.exchange(messages.collect::<Vec<_>>()) {
-            match message {
-                Msg::Edges(batch) => take(batch),
-                Msg::Count(c) => total += c,
-                _ => {}
+            match unwrap(message) {
+                Ok(batch) => take(batch),
+                Err(Msg::Count(c)) => total += c,
+                Err(_) => {}
             }
         }
         if total == 0 {

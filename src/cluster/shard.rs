@@ -39,6 +39,11 @@ impl Entry {
         Entry { walk: Walk::start(mode, false), skip: 0 }
     }
 
+    /// The state at the start of a game file in the sums format, reading it in `mode`.
+    pub fn sums(mode: Mode) -> Entry {
+        Entry { walk: Walk::start(mode, true), skip: 0 }
+    }
+
     /// The state at the start of a file of queries alone, on a graph of `nodes` nodes.
     pub fn queries(nodes: u32) -> Entry {
         Entry { walk: Walk::queries(nodes), skip: 0 }
@@ -65,8 +70,14 @@ pub struct Shard {
     pub first: u64,
     /// `targets[offsets[i]..offsets[i + 1]]` are the out-positions of node `first + i`.
     offsets: Vec<u64>,
-    /// Out-positions, case-local.
+    /// Out-positions, case-local; in the sums format, the parts of a node's moves, one move
+    /// after the other.
     targets: Vec<u32>,
+    /// Sums format only (empty otherwise): `move_ends[moves[i]..moves[i + 1]]` are where
+    /// owned node `i`'s moves end among its parts (counted from its first part): 8 bytes per
+    /// node and 4 per move, kept while values settle.
+    moves: Vec<u64>,
+    move_ends: Vec<u32>,
     /// `(i, base)`: nodes from index `i` on are of the case whose node 0 is `base`.
     bases: Vec<(u64, u64)>,
     /// Cases whose node count lies in the range.
@@ -136,9 +147,40 @@ impl Shard {
         self.starts.len().saturating_sub(1)
     }
 
-    /// The number of out-positions of owned node `i` (0-based within the shard).
+    /// The number of out-positions of owned node `i` (0-based within the shard): in the
+    /// sums format, of parts of its moves.
     pub fn degree(&self, i: usize) -> usize {
         (self.offsets[i + 1] - self.offsets[i]) as usize
+    }
+
+    /// Where owned node `i`'s list starts among the shard's out-positions (or parts); `i` may
+    /// be the node count (the end). Kept while the lists are unloaded.
+    pub fn list_start(&self, i: usize) -> usize {
+        self.offsets[i] as usize
+    }
+
+    /// True for a shard of a sums-format file.
+    pub fn is_sums(&self) -> bool {
+        !self.moves.is_empty()
+    }
+
+    /// The number of moves of owned node `i`: its out-degree, or in the sums format its move
+    /// count (the `out_degree` of `values` rows).
+    pub fn move_count(&self, i: usize) -> usize {
+        if self.is_sums() {
+            (self.moves[i + 1] - self.moves[i]) as usize
+        } else {
+            self.degree(i)
+        }
+    }
+
+    /// Where owned node `i`'s moves end among its parts, counted from its first part (sums
+    /// format; empty otherwise).
+    pub fn move_ends(&self, i: usize) -> &[u32] {
+        if !self.is_sums() {
+            return &[];
+        }
+        &self.move_ends[self.moves[i] as usize..self.moves[i + 1] as usize]
     }
 
     /// Global id of node 0 of owned node `i`'s case.
@@ -169,6 +211,8 @@ impl Shard {
             offsets: self.offsets.clone(),
             targets: std::mem::take(&mut self.targets),
             bases: self.bases.clone(),
+            moves: self.moves.clone(),
+            move_ends: self.move_ends.clone(),
             starts: self.starts.clone(),
             positions: std::mem::take(&mut self.positions),
             runs: self.runs.clone(),
@@ -193,6 +237,14 @@ impl Shard {
             self.first = next.first;
         }
         let (nodes, edges) = (self.nodes() as u64, self.targets.len() as u64);
+        if !next.moves.is_empty() {
+            let before = self.moves.last().copied().unwrap_or(0);
+            if self.moves.is_empty() {
+                self.moves.push(0);
+            }
+            self.moves.extend(next.moves[1..].iter().map(|m| before + m));
+            self.move_ends.extend(next.move_ends);
+        }
         for (i, base) in next.bases {
             if self.bases.last().is_none_or(|&(_, b)| b != base) {
                 self.bases.push((nodes + i, base));
@@ -407,6 +459,8 @@ pub fn hop(tokens: &[u32], entry: Entry, mut header: impl FnMut(usize, Entry, u6
 pub fn weight(record: &Record) -> u64 {
     match *record {
         Record::Node { len, .. } => 40 + 8 * u64::from(len),
+        Record::Moves { .. } => 48,
+        Record::Move { len, .. } => 4 + 12 * u64::from(len),
         Record::Query { len, .. } => 12 + 4 * u64::from(len),
         _ => 0,
     }
@@ -462,33 +516,44 @@ fn walk_or_hop(
     }
     shard.offsets.push(0);
     shard.starts.push(0);
-    while k < tokens.len() && state.walk.next != Next::Done {
+    if state.walk.sums {
+        shard.moves.push(0);
+    }
+    // Kept shards start at record boundaries (cuts never fall inside a sums node's moves).
+    debug_assert!(!keep || !matches!(state.walk.next, Next::Move { .. }));
+    // A sums node's moves are records of their own: the worker that owns the node reads the
+    // ones past its range end too (its headers with the sequential scanner, as lists' tokens).
+    let mid_node = |state: &Entry| matches!(state.walk.next, Next::Move { .. });
+    while state.walk.next != Next::Done && (k < tokens.len() || (keep && mid_node(&state))) {
         let before = state;
-        let record = state.walk.take(tokens[k]);
+        let header = if k < tokens.len() {
+            k += 1;
+            tokens[k - 1]
+        } else {
+            match beyond.header() {
+                Some(h) => h,
+                None => {
+                    shard.error = true;
+                    break;
+                }
+            }
+        };
+        let record = state.walk.take(header);
         if let Some(told) = told.as_mut() {
-            told(k, before, weight(&record));
+            told(k - 1, before, weight(&record));
         }
-        k += 1;
         let (base, nodes) = (state.walk.base, state.walk.nodes);
+        let node_ends = !mid_node(&state);
         match record {
             Record::Case { case, nodes } => {
                 if keep {
                     shard.cases.push(CaseHead { case, nodes, base });
                 }
             }
-            Record::Node { node, len } => {
+            Record::Node { node, .. } | Record::Moves { node, .. } => {
                 owned_first.get_or_insert(base + u64::from(node));
                 if keep && shard.bases.last().is_none_or(|&(_, b)| b != base) {
                     shard.bases.push((shard.nodes() as u64, base));
-                }
-                if !list(tokens, &mut k, len.into(), &mut beyond, |t| {
-                    shard.targets.push(t);
-                    t < nodes
-                }) {
-                    shard.error = true;
-                }
-                if keep {
-                    shard.offsets.push(shard.targets.len() as u64);
                 }
             }
             Record::Query { number, len } => {
@@ -507,10 +572,30 @@ fn walk_or_hop(
                     shard.starts.push(shard.positions.len() as u64);
                 }
             }
-            Record::Ended => {}
-            // A cluster reads the chess format only, so far; and nothing follows a query
-            // file's final 0.
-            Record::Moves { .. } | Record::Move { .. } | Record::Trailing => shard.error = true,
+            Record::Ended | Record::Move { .. } => {}
+            // Nothing follows a query file's final 0.
+            Record::Trailing => shard.error = true,
+        }
+        if let Record::Node { len, .. } | Record::Move { len, .. } = record {
+            if !list(tokens, &mut k, len.into(), &mut beyond, |t| {
+                shard.targets.push(t);
+                t < nodes
+            }) {
+                shard.error = true;
+            }
+            if keep && matches!(record, Record::Move { .. }) {
+                let start = shard.offsets.last().copied().unwrap_or(0);
+                shard.move_ends.push((shard.targets.len() as u64 - start) as u32);
+            }
+        }
+        if keep
+            && node_ends
+            && matches!(record, Record::Node { .. } | Record::Moves { .. } | Record::Move { .. })
+        {
+            shard.offsets.push(shard.targets.len() as u64);
+            if state.walk.sums {
+                shard.moves.push(shard.move_ends.len() as u64);
+            }
         }
         if shard.error {
             break;
@@ -537,6 +622,9 @@ fn finish(shard: &mut Shard, state: Entry, last: bool) {
     if shard.offsets.is_empty() {
         shard.offsets.push(0);
         shard.starts.push(0);
+        if state.walk.sums {
+            shard.moves.push(0);
+        }
         shard.first = state.walk.base + next_node(&state);
     }
     if last && (!state.walk.may_end() || state.skip > 0) {
@@ -550,6 +638,17 @@ struct Beyond<'a> {
     lex: Lexer<'a>,
     read: u64,
     keep: bool,
+}
+
+impl Beyond<'_> {
+    /// The next record header past the range end (a sums node's next move), if the input has
+    /// one.
+    fn header(&mut self) -> Option<u32> {
+        let expected = crate::parse::error::Expected::NodeCount { case: 0 };
+        let header = self.lex.next_u32(expected).ok().flatten()?;
+        self.read += 1;
+        Some(header)
+    }
 }
 
 /// Reads a list of `len` ids from `tokens[*k..]`, then past the range end; `keep(id)` stores
@@ -700,6 +799,31 @@ mod tests {
             last: true,
         };
         assert!((1..8).all(|window| whole.read_in(window).error));
+    }
+
+    /// A sums node's moves are records of their own: a window that ends among them is
+    /// finished by the walk past its end, and the next window hops over the rest.
+    #[test]
+    fn a_sums_range_read_in_windows_is_the_range_read_whole() {
+        let text = b"3\n2 2 1 2  1 2\n3 0 1 2 2 2 2\n0\n1 0\n0\n2\n1 0\n0\n1 1\n0\n";
+        let input = Input::from_bytes("t", text.to_vec());
+        let share = |entry| Share { input: &input, start: 0, end: text.len(), entry, last: true };
+        let whole = share(Entry::sums(Mode::Cases)).read_in(1 << 20);
+        assert!(!whole.error && whole.is_sums());
+        assert_eq!(whole.nodes(), 5);
+        let moves: Vec<usize> = (0..5).map(|i| whole.move_count(i)).collect();
+        assert_eq!(moves, vec![2, 3, 0, 1, 0]);
+        assert_eq!(whole.move_ends(0), &[2, 3]);
+        assert_eq!(whole.move_ends(1), &[0, 1, 3]);
+        let parts: Vec<Vec<u64>> = (0..5).map(|i| whole.successors(i).collect()).collect();
+        assert_eq!(parts, vec![vec![1, 2, 2], vec![2, 2, 2], vec![], vec![], vec![]]);
+        for window in 1..text.len() {
+            let windowed = share(Entry::sums(Mode::Cases)).read_in(window);
+            assert_eq!(contents(&windowed), contents(&whole), "window {window}");
+            let ends: Vec<Vec<u32>> = (0..5).map(|i| windowed.move_ends(i).to_vec()).collect();
+            let expected: Vec<Vec<u32>> = (0..5).map(|i| whole.move_ends(i).to_vec()).collect();
+            assert_eq!(ends, expected, "window {window}");
+        }
     }
 
     #[test]

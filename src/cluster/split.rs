@@ -129,7 +129,12 @@ fn candidates(tokens: &[u32], entry: Entry, (before, total, peers): (u64, u64, u
     // Cut `k` is at the first header with `sum * peers >= k * total`. A cut this range's first
     // header reaches may lie in an earlier range: the earliest worker's is taken.
     shard::hop(tokens, entry, |index, state, weight| {
-        while k < peers && u128::from(sum) * peers as u128 >= k as u128 * u128::from(total) {
+        // A sums node's moves belong with it: no cut between them.
+        let inside = matches!(state.walk.next, crate::parse::walk::Next::Move { .. });
+        while !inside
+            && k < peers
+            && u128::from(sum) * peers as u128 >= k as u128 * u128::from(total)
+        {
             found.push(Cut { k, byte: index, entry: state });
             k += 1;
         }

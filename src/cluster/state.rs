@@ -8,8 +8,12 @@
 
 use std::collections::HashMap;
 
+use std::ops::Range;
+
 use super::link::{Link, Probe};
 use super::shard::Shard;
+use crate::eval::{node_value, Mex};
+use crate::graph::Rule;
 
 /// Who owns which global ids: `(first, count, worker)` of every non-empty shard, in id order.
 #[derive(Debug, Clone)]
@@ -67,6 +71,43 @@ pub struct State {
     pub subs: HashMap<usize, Vec<(u64, Link)>>,
     /// Owned nodes not settled.
     pub open: u64,
+    /// Sums format only: the value of each part of each owned node's moves, by slot (a node's
+    /// slots start where its parts start in the shard), as they arrive: 4 bytes per part.
+    parts: Vec<u32>,
+    /// Scratch of the mex of a sums node of 64 moves or more.
+    mex: Mex,
+}
+
+/// One sums node as a game rule: a move's value is the XOR of its parts' values, so the
+/// engine's own mex ([`crate::eval::node_value`]) takes it.
+struct Moves<'a> {
+    /// Where each move ends among the parts.
+    ends: &'a [u32],
+    /// The parts' values.
+    parts: &'a [u32],
+}
+
+impl Rule for Moves<'_> {
+    fn node_count(&self) -> usize {
+        1
+    }
+
+    fn move_count(&self, _: u32) -> usize {
+        self.ends.len()
+    }
+
+    fn move_values(
+        &self,
+        _: u32,
+        moves: Range<usize>,
+        _: &impl Fn(u32) -> u32,
+        mut f: impl FnMut(u32),
+    ) {
+        for m in moves {
+            let start = if m == 0 { 0 } else { self.ends[m - 1] as usize };
+            f(self.parts[start..self.ends[m] as usize].iter().fold(0, |x, &v| x ^ v));
+        }
+    }
 }
 
 impl State {
@@ -75,16 +116,50 @@ impl State {
         let n = shard.nodes();
         let pending: Vec<u32> = (0..n).map(|i| shard.degree(i) as u32).collect();
         let ready: Vec<usize> = (0..n).filter(|&i| pending[i] == 0).collect();
-        State {
+        let parts = if shard.is_sums() { vec![0; shard.list_start(n)] } else { Vec::new() };
+        let mut state = State {
             open: (n - ready.len()) as u64,
             pending,
-            seen: vec![0; n],
+            seen: vec![0; if shard.is_sums() { 0 } else { n }],
             big: HashMap::new(),
             value: vec![0; n],
             level: vec![0; n],
             ready,
             subs: HashMap::new(),
+            parts,
+            mex: Mex::new(),
+        };
+        if shard.is_sums() {
+            // A node whose moves have no parts (moves to the empty sum) is valued at once.
+            for k in 0..state.ready.len() {
+                let i = state.ready[k];
+                state.value[i] = state.sums_value(shard, i);
+            }
         }
+        state
+    }
+
+    /// Part `slot` of owned node `i`'s moves has settled with `value` at `level` (sums).
+    #[inline]
+    pub fn deliver_part(&mut self, shard: &Shard, (i, slot): (usize, u32), value: u32, level: u32) {
+        if self.pending[i] == 0 {
+            return;
+        }
+        self.parts[shard.list_start(i) + slot as usize] = value;
+        self.level[i] = self.level[i].max(level + 1);
+        self.pending[i] -= 1;
+        if self.pending[i] == 0 {
+            self.value[i] = self.sums_value(shard, i);
+            self.open -= 1;
+            self.ready.push(i);
+        }
+    }
+
+    /// The value of sums node `i` once its parts' values are in: the mex of its moves' XORs.
+    fn sums_value(&mut self, shard: &Shard, i: usize) -> u32 {
+        let parts = &self.parts[shard.list_start(i)..shard.list_start(i + 1)];
+        let rule = Moves { ends: shard.move_ends(i), parts };
+        node_value(&rule, 0, &|_| 0, &mut self.mex)
     }
 
     /// One out-position of node `i` has settled with `value` at `level` (ignored once `i` has

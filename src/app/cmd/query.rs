@@ -71,7 +71,7 @@ impl crate::app::cluster::Clustered for QueryArgs {
         let args = self;
         let (format, columns) = check(args, true)?;
         let named = [("GRAPH", Some(args.graph.as_path())), ("QUERIES", args.queries.as_deref())];
-        let graph_format = cluster::graph_format(format)?;
+        let graph_format = cluster::graph_format(format);
         let inputs = cluster::open_inputs(&named)?;
         let (graph, queries) = (Arc::clone(&inputs[0]), Arc::clone(&inputs[1]));
         let mut streams = Vec::new();

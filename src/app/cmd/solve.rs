@@ -73,7 +73,6 @@ impl crate::app::cluster::Clustered for SolveArgs {
         use std::sync::Arc;
         let args = self;
         let format = check(args, true)?;
-        cluster::graph_format(format)?;
         let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())])?;
         let input = Arc::clone(&inputs[0]);
         let mut streams = Vec::new();
@@ -89,6 +88,7 @@ impl crate::app::cluster::Clustered for SolveArgs {
         }
         let job = grundy::cluster::Job::Solve {
             input: Arc::clone(&input),
+            format: cluster::graph_format(format),
             report: args.report.is_some(),
         };
         let alone = Box::new(move |sinks: &mut [Sink]| {

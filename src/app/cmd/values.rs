@@ -46,7 +46,7 @@ impl crate::app::cluster::Clustered for ValuesArgs {
         use std::sync::Arc;
         let args = self;
         let format = check(args, true)?;
-        let graph = cluster::graph_format(format)?;
+        let graph = cluster::graph_format(format);
         let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())])?;
         let input = Arc::clone(&inputs[0]);
         let mut streams = Vec::new();
