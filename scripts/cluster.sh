@@ -32,6 +32,9 @@ one() {
 }
 
 # Two processes: "seconds peak0_kb peak1_kb" (time of process 0); output in $dir/two.out.
+# They share a secret (a fresh one per run of this script), as every cluster should.
+GRUNDY_SECRET=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export GRUNDY_SECRET
 two() {
   printf '127.0.0.1:%s\n127.0.0.1:%s\n' "$(port)" "$(port)" > "$dir/hosts"
   /usr/bin/time -f "%e %M" -o "$dir/p1.time" "$bin" "$@" --hosts "$dir/hosts" --process 1 > /dev/null &

@@ -77,29 +77,34 @@ pub fn winning_move<'g>(
     positions: &[u32],
     nim_sum: u32,
 ) -> Option<(u32, &'g [u32])> {
+    let value = |p: u32| values.get(p);
+    let (k, want) = mover(positions.iter().map(|&p| value(p)), nim_sum)?;
+    let p = positions[k];
+    let chess = |successors: &'g [u32]| {
+        let i = successors.iter().position(|&s| value(s) == want)?;
+        Some((p, &successors[i..=i]))
+    };
+    match graph {
+        GameGraph::Chess(g) => chess(g.successors(p)),
+        GameGraph::ChessWide(g) => chess(g.successors(p)),
+        GameGraph::Sums(g) => g
+            .moves(p)
+            .map(|m| g.parts(m))
+            .find(|parts| parts.iter().fold(0, |acc, &q| acc ^ value(q)) == want)
+            .map(|parts| (p, parts)),
+    }
+}
+
+/// The token a winning move moves, among tokens of `values` (in query order) whose nim-sum is
+/// `nim_sum`: the first whose value `g` can drop to `g ^ nim_sum` (`g ^ nim_sum < g`), with
+/// that value; `None` for a losing position. The one rule of which token moves, for one
+/// process and a cluster alike.
+#[inline]
+pub fn mover(values: impl IntoIterator<Item = u32>, nim_sum: u32) -> Option<(usize, u32)> {
     if nim_sum == 0 {
         return None;
     }
-    let value = |p: u32| values.get(p);
-    positions.iter().find_map(|&p| {
-        let want = value(p) ^ nim_sum;
-        if want >= value(p) {
-            return None;
-        }
-        let chess = |successors: &'g [u32]| {
-            let i = successors.iter().position(|&s| value(s) == want)?;
-            Some((p, &successors[i..=i]))
-        };
-        match graph {
-            GameGraph::Chess(g) => chess(g.successors(p)),
-            GameGraph::ChessWide(g) => chess(g.successors(p)),
-            GameGraph::Sums(g) => g
-                .moves(p)
-                .map(|m| g.parts(m))
-                .find(|parts| parts.iter().fold(0, |acc, &q| acc ^ value(q)) == want)
-                .map(|parts| (p, parts)),
-        }
-    })
+    values.into_iter().enumerate().find_map(|(k, g)| (g ^ nim_sum < g).then_some((k, g ^ nim_sum)))
 }
 
 /// What a query of a loopy game comes to: its outcome, the nim-sum of its finite tokens, and

@@ -81,11 +81,11 @@ pub fn answer(
     let mut movers: Vec<Option<(u64, usize, usize)>> = vec![None; count];
     let mut move_asks = vec![Vec::new(); peers];
     for (i, values) in token_values.iter().enumerate().filter(|_| columns.wants_move()) {
-        let x = nim_sums[i];
-        if let Some((p, v)) = tokens(i).zip(values.iter()).find(|&(_, &v)| v ^ x < v) {
+        if let Some((k, want)) = crate::answer::mover(values.iter().copied(), nim_sums[i]) {
+            let p = tokens(i).nth(k).expect("the token the rule chose");
             let owner = owners.of(p);
             movers[i] = Some((p, owner, move_asks[owner].len()));
-            move_asks[owner].push((p, v ^ x));
+            move_asks[owner].push((p, want));
         }
     }
     let moves =

@@ -14,7 +14,7 @@ use super::shard::{Shard, Source};
 use super::state::Owners;
 use super::{Msg, Read};
 use crate::io::input::Input;
-use crate::parse::edges::{derived_node_count, edges_in, line_start};
+use crate::parse::edges::{derived_node_count, edges_in, line_start, lists_by_source};
 
 /// Edges sent per worker per round: the memory in flight is bounded by it.
 const EDGES_PER_ROUND: usize = 1 << 16;
@@ -96,21 +96,14 @@ fn exchange(
 }
 
 /// The out-lists of the `owned` nodes from `first` on: offsets and targets, each node's
-/// targets in the order received (senders in worker order: file order), by a counting sort.
+/// targets in the order received (senders in worker order: file order), by the edge list's
+/// own stable counting sort.
 fn lists_of(first: u64, owned: usize, received: Vec<Vec<(u32, u32)>>) -> (Vec<u64>, Vec<u32>) {
-    let mut offsets = vec![0u64; owned + 1];
-    for &(u, _) in received.iter().flatten() {
-        offsets[(u64::from(u) - first) as usize + 1] += 1;
-    }
-    for i in 0..owned {
-        offsets[i + 1] += offsets[i];
-    }
-    let mut cursor = offsets.clone();
-    let mut targets = vec![0u32; offsets[owned] as usize];
+    let edges = received.iter().map(Vec::len).sum();
+    let (mut from, mut to) = (Vec::with_capacity(edges), Vec::with_capacity(edges));
     for (u, v) in received.into_iter().flatten() {
-        let at = &mut cursor[(u64::from(u) - first) as usize];
-        targets[*at as usize] = v;
-        *at += 1;
+        from.push((u64::from(u) - first) as u32);
+        to.push(v);
     }
-    (offsets, targets)
+    lists_by_source::<u64>(owned as u32, from, to).into_parts()
 }

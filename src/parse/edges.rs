@@ -165,7 +165,13 @@ fn build(n: u32, columns: Columns) -> GameGraph {
 
 /// The CSR of `n` nodes from the edge columns: a counting sort by source, stable.
 fn counting_sort<O: Offset>(n: u32, columns: Columns) -> Csr<O> {
-    let Columns { from, to } = columns;
+    lists_by_source(n, columns.from, columns.to)
+}
+
+/// The out-lists of `n` nodes from edges `(from[k], to[k])`, every `from` below `n`: a
+/// counting sort by source, stable (a node's out-positions keep their order in the columns).
+/// The one sort of an edge list into CSR, for one process and for a cluster worker's nodes.
+pub fn lists_by_source<O: Offset>(n: u32, from: Vec<u32>, to: Vec<u32>) -> Csr<O> {
     let one = O::from(1);
     let mut offsets = vec![O::default(); n as usize + 1];
     for &u in &from {
