@@ -400,7 +400,7 @@ pub fn tokenize(bytes: &[u8], start: usize, end: usize, release: impl Fn(usize, 
         let cut = window_end(bytes, at, end, WINDOW);
         read.marks.push((at, read.tokens.len()));
         read.bad =
-            crate::parse::tokens::tokenize_piece(&bytes[at..cut], &mut read.tokens).is_some();
+            crate::parse::kernel::tokenize_piece(&bytes[at..cut], &mut read.tokens).is_some();
         release(at, cut);
         if read.bad {
             break;
