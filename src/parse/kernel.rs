@@ -1,6 +1,6 @@
 //! The tokenizing kernel: the bytes of a piece (starting and ending at token boundaries)
 //! turned into `u32` tokens, 64 bytes at a time with SSE2 or AVX2 where the processor has it,
-//! each vector path tested against the bytewise twin. The parallel reader ([`super::tokens`])
+//! each vector path tested against the bytewise twin. The parallel reader (`tokens`)
 //! and a cluster worker's share both call it.
 
 use crate::parse::lexer::{digit_word, digits_value, is_space, scan_number, Scanned};
