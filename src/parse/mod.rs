@@ -8,7 +8,7 @@ pub mod chess_parallel;
 pub mod edges;
 pub mod error;
 pub mod format;
-pub mod kernel;
+pub(crate) mod kernel;
 pub(crate) mod lexer;
 pub(crate) mod tokens;
 pub mod walk;
