@@ -13,8 +13,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::chain::{Appended, Walk, WALK_NODES};
+pub use super::count::MASK_MOVES;
+use super::count::{most_moves, take_values, Count, Packed, MASK_MOVES_NARROW};
+use super::radix::sort_ids;
 use super::{Cycle, Levels};
-use crate::graph::reverse::NOT_SINGLE;
 use crate::graph::{Csr, Offset, Reverse};
 use crate::io::memory::prefetch;
 use crate::meter::{Meter, Ticker};
@@ -125,14 +128,15 @@ fn peel_with<O: Offset>(
 fn release_inline<O: Offset, C: Count>(
     reverse: &Reverse<O>,
     pending: &mut [C],
-    (order, in_order, level_starts): Appended<'_>,
+    appended: Appended<'_>,
     level: Range<usize>,
     (ready, walk): (&mut Vec<u32>, &mut Walk),
 ) {
-    if walk.chases(&order[level.clone()]) {
-        walk.chase(pending, (order, in_order, level_starts));
+    if walk.chases(&appended.order[level.clone()]) {
+        walk.chase(pending, appended);
         return;
     }
+    let Appended { order, values: in_order, .. } = appended;
     let level_values = in_order.get(level.clone()).unwrap_or(&[]);
     let level_nodes = (&order[level], level_values);
     if level_nodes.0.len() <= WALK_NODES {
@@ -146,226 +150,6 @@ fn release_inline<O: Offset, C: Count>(
         take_values(ready, (pending, 0), in_order);
     }
     order.append(ready);
-}
-
-/// Levels of at most this many nodes are steps of a walk (down a chain, or a few chains side
-/// by side): [`Walk::step`] peels them.
-const WALK_NODES: usize = 4;
-
-/// Most levels one call of [`Walk::chase`] peels.
-const CHASE_LEVELS: usize = if cfg!(test) { 64 } else { 1 << 16 };
-
-/// Steps in a row after which a walk looks predecessors up in [`Walk::single`].
-const WALK_STEPS: u32 = 1024;
-
-/// A walk down thin levels. Each step waits on the misses of finding the next node, one after
-/// the other: its offsets, then its list. Once a walk is long ([`WALK_STEPS`]), every node's
-/// single predecessor, if it has exactly one, is listed in one array (4 bytes per node, built
-/// in parallel in one pass), so a step down a chain is one miss, which the previous step
-/// prefetched; the count's miss overlaps it.
-#[derive(Default)]
-struct Walk {
-    /// Thin levels in a row so far.
-    steps: u32,
-    /// Every node's predecessor when it has exactly one, else [`NOT_SINGLE`]; empty until a
-    /// walk is long.
-    single: Vec<u32>,
-}
-
-impl Walk {
-    /// True when `level` is one node with a single predecessor, listed: a chain to chase.
-    fn chases(&self, level: &[u32]) -> bool {
-        match level {
-            &[u] => self.single.get(u as usize).is_some_and(|&p| p != NOT_SINGLE),
-            _ => false,
-        }
-    }
-
-    /// Peels down a chain from the last node of `order`, a level of its own whose single
-    /// predecessor is listed ([`Walk::chases`]): while the node's predecessor is left ready
-    /// and has a single predecessor itself, at most [`CHASE_LEVELS`] levels (so the meter
-    /// hears of progress). Each step is one load whose address the step before found; the
-    /// loop is short, so the count's miss overlaps the next step's.
-    fn chase<C: Count>(&self, pending: &mut [C], (order, in_order, level_starts): Appended) {
-        let first = order.len() - 1;
-        let mut u = order[first];
-        for at in first..first + CHASE_LEVELS {
-            let p = self.single[u as usize];
-            if p == NOT_SINGLE {
-                return;
-            }
-            if at > first {
-                level_starts.push(at as u32 + 1);
-            }
-            let count = &mut pending[p as usize];
-            if !count.take_one(if C::VALUED { in_order[at].into() } else { 0 }) {
-                return;
-            }
-            if C::VALUED {
-                in_order.push(count.finish());
-            }
-            order.push(p);
-            u = p;
-        }
-    }
-
-    /// Removes the edges into `level` (values `values`), a level of at most [`WALK_NODES`]
-    /// nodes, from `pending` (every node's count), pushing the nodes left with none onto
-    /// `ready`; what each predecessor's step will read is prefetched as soon as it is seen.
-    fn step<O: Offset, C: Count>(
-        &mut self,
-        reverse: &Reverse<O>,
-        (level, values): (&[u32], &[u8]),
-        pending: &mut [C],
-        ready: &mut Vec<u32>,
-    ) {
-        self.steps += 1;
-        if self.steps == WALK_STEPS && self.single.is_empty() {
-            self.single = reverse.single_preds();
-        }
-        let single = &self.single;
-        for (i, &u) in level.iter().enumerate() {
-            let value = if C::VALUED { values[i].into() } else { 0 };
-            let mut take = |p: u32| {
-                if single.is_empty() {
-                    reverse.prefetch_lists(p);
-                } else {
-                    prefetch(single, p as usize);
-                }
-                if pending[p as usize].take_one(value) {
-                    ready.push(p);
-                }
-            };
-            match single.get(u as usize) {
-                Some(&p) if p != NOT_SINGLE => take(p),
-                _ => (0..reverse.parts())
-                    .for_each(|k| reverse.preds(u, k).iter().for_each(|&p| take(p))),
-            }
-        }
-    }
-}
-
-/// The values of the nodes `ready`, found ready in `own` (the counts of the ids from `base`):
-/// each stored in its node's count, which is done counting (so that the counts become the
-/// values by node without a scattered write to a separate array, or its memory), and pushed,
-/// in the order of `ready`, onto `found`. A value fits a byte: at most [`MASK_MOVES`].
-fn take_values<C: Count>(ready: &[u32], (own, base): (&mut [C], u32), found: &mut Vec<u8>) {
-    found.extend(ready.iter().map(|&p| own[(p - base) as usize].finish()));
-}
-
-/// Most moves a node may have for the peeling to take its mex ([`levels_valued`]): the mex of `d`
-/// values is at most `d`, so `d + 1` bits of mask cover it, and the count takes 8 more bits.
-pub const MASK_MOVES: u32 = 55;
-
-/// Most moves of every node for the peeling to take the mex in 4 bytes per node: a 26-bit
-/// mask and a 6-bit count.
-const MASK_MOVES_NARROW: u32 = 25;
-
-/// The largest out-degree of `graph` (0 for no node).
-fn most_moves<O: Offset>(graph: &Csr<O>) -> u32 {
-    (0..graph.node_count() as u32).into_par_iter().map(|v| graph.out_degree(v)).max().unwrap_or(0)
-}
-
-/// A pending count: a byte when every out-degree fits one, else 4 bytes; or [`Packed`].
-trait Count: Copy + Send + Sync {
-    /// True when the count also gathers its node's moves' values, for the mex.
-    const VALUED: bool = false;
-    /// The count of `degree` out-positions (it fits).
-    fn of(degree: u32) -> Self;
-    /// Removes one out-position, whose value is `value` (read only when [`Count::VALUED`]);
-    /// true when none is left.
-    fn take_one(&mut self, value: u32) -> bool;
-    /// The count.
-    fn get(self) -> u32;
-    /// The mex of the values taken (when [`Count::VALUED`]).
-    fn mex(self) -> u32 {
-        0
-    }
-    /// A finished count holding its node's value `value` (when [`Count::VALUED`]).
-    fn of_value(value: u32) -> Self {
-        Self::of(value)
-    }
-    /// The value a finished count holds: what [`Count::of_value`] stored, 0 for a count that
-    /// started at 0 (a sink's).
-    fn value(self) -> u32 {
-        self.get()
-    }
-    /// Finishes a count with no out-position left (when [`Count::VALUED`]): it then holds its
-    /// node's value, the mex, which is returned (at most [`MASK_MOVES`], so a byte).
-    fn finish(&mut self) -> u8 {
-        let value = self.mex();
-        *self = Self::of_value(value);
-        value as u8
-    }
-}
-
-/// A pending count in the top bits of a word, and below it the mask of the values the moves
-/// released so far lead to: one word per node, so marking a value and counting a move down
-/// are one read and one write of one cache line. `Packed<u64>` holds a count of up to
-/// [`MASK_MOVES`] in 8 bits over a 56-bit mask; `Packed<u32>`, half the memory the peel's
-/// random updates miss in, up to [`MASK_MOVES_NARROW`] in 6 bits over a 26-bit mask.
-#[derive(Clone, Copy)]
-struct Packed<W>(W);
-
-/// [`Count`] for a [`Packed`] word of type `$word` whose count starts at bit `$shift`.
-macro_rules! packed_count {
-    ($word:ty, $shift:expr) => {
-        impl Count for Packed<$word> {
-            const VALUED: bool = true;
-            fn of(degree: u32) -> Self {
-                Packed(<$word>::from(degree) << $shift)
-            }
-            #[inline(always)]
-            fn take_one(&mut self, value: u32) -> bool {
-                // Every value is at most its node's out-degree, so below the shift: in the mask.
-                self.0 = (self.0 | 1 << value) - (1 << $shift);
-                self.0 >> $shift == 0
-            }
-            fn get(self) -> u32 {
-                (self.0 >> $shift) as u32
-            }
-            fn mex(self) -> u32 {
-                (!self.0).trailing_zeros()
-            }
-            fn of_value(value: u32) -> Self {
-                Packed(value.into())
-            }
-            fn value(self) -> u32 {
-                self.0 as u32
-            }
-        }
-    };
-}
-
-packed_count!(u64, MASK_MOVES + 1);
-packed_count!(u32, MASK_MOVES_NARROW + 1);
-
-impl Count for u8 {
-    fn of(degree: u32) -> u8 {
-        degree as u8
-    }
-    #[inline(always)]
-    fn take_one(&mut self, _: u32) -> bool {
-        *self -= 1;
-        *self == 0
-    }
-    fn get(self) -> u32 {
-        self.into()
-    }
-}
-
-impl Count for u32 {
-    fn of(degree: u32) -> u32 {
-        degree
-    }
-    #[inline(always)]
-    fn take_one(&mut self, _: u32) -> bool {
-        *self -= 1;
-        *self == 0
-    }
-    fn get(self) -> u32 {
-        self
-    }
 }
 
 /// The peeling loop both twins share: level by level, `release_level(reverse, pending,
@@ -394,13 +178,9 @@ fn peel<O: Offset, C: Count>(
         ticker.at(head as u64);
         let end = order.len();
         level_starts.push(end as u32);
-        release_level(
-            &reverse,
-            &mut pending,
-            (&mut order, &mut in_order, &mut level_starts),
-            head,
-            end,
-        );
+        let appended =
+            Appended { order: &mut order, values: &mut in_order, starts: &mut level_starts };
+        release_level(&reverse, &mut pending, appended, head, end);
         // The start of the last level appended, which is not removed yet.
         head = level_starts.last().map_or(end, |&start| start as usize);
     }
@@ -415,10 +195,6 @@ fn peel<O: Offset, C: Count>(
     };
     Peeled { levels: Levels::stored(order, level_starts), pending, reverse, values, node_count }
 }
-
-/// What peeling appends to: the order, its values (when counts carry them) and the starts of
-/// its levels.
-type Appended<'a> = (&'a mut Vec<u32>, &'a mut Vec<u8>, &'a mut Vec<u32>);
 
 /// Builds the index of predecessors with `build`, telling `meter` (phase `indexing`) how many
 /// nodes' edges are in it, then starts the phase `peeling`.
@@ -467,42 +243,6 @@ fn release<O: Offset, C: Count>(
     });
 }
 
-/// Sorts `ids`, all in `base..base + span`, in increasing order. A part's next level holds
-/// thousands of ids in a range: two passes of counting by half their bits (a radix sort, with
-/// counters that stay in the first-level cache) cost a third of a comparison sort there.
-fn sort_ids(ids: &mut Vec<u32>, base: u32, span: usize) {
-    let bits = usize::BITS - span.saturating_sub(1).leading_zeros();
-    if ids.len() < RADIX_IDS || bits > 2 * RADIX_BITS {
-        ids.sort_unstable();
-        return;
-    }
-    let digit = bits.div_ceil(2);
-    let mut counts = vec![0u32; 1 << digit];
-    let mut sorted = vec![0u32; ids.len()];
-    for shift in [0, digit] {
-        let key = |id: u32| ((id - base) >> shift) as usize & ((1 << digit) - 1);
-        counts.fill(0);
-        ids.iter().for_each(|&id| counts[key(id)] += 1);
-        let mut at = 0;
-        for count in &mut counts {
-            at += std::mem::replace(count, at);
-        }
-        for &id in ids.iter() {
-            let slot = &mut counts[key(id)];
-            sorted[*slot as usize] = id;
-            *slot += 1;
-        }
-        std::mem::swap(ids, &mut sorted);
-    }
-}
-
-/// Fewest ids [`sort_ids`] sorts by counting: below, a comparison sort is as fast.
-const RADIX_IDS: usize = if cfg!(test) { 4 } else { 256 };
-
-/// Most bits of a counting pass of [`sort_ids`] (4,096 counters, 16 KB): ranges of more than
-/// 2^24 ids are sorted by comparison.
-const RADIX_BITS: u32 = 12;
-
 /// Levels smaller than this are peeled and evaluated inline. A rayon dispatch inside the pool
 /// costs about 2 us; a node of out-degree 10 takes about 0.1 us, so a 256-node level is worth
 /// splitting, while a chain of a million one-node levels would spend seconds on dispatch.
@@ -543,7 +283,7 @@ fn peel_levels<O: Offset, C: Count>(
             release_inline(reverse, pending, appended, head..end, (&mut ready, &mut walk));
             return;
         }
-        let (order, in_order, _) = appended;
+        let Appended { order, values: in_order, .. } = appended;
         walk.steps = 0;
         let frontier = (&order[head..end], in_order.get(head..end).unwrap_or(&[]));
         let span = reverse.span();
@@ -573,6 +313,7 @@ fn peel_levels<O: Offset, C: Count>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::chain::WALK_STEPS;
     use super::*;
 
     fn graph(lists: &[&[u32]]) -> Csr {
@@ -588,24 +329,6 @@ mod tests {
         assert_eq!(lv.level(0), crate::order::Level::Listed(&[3, 4]));
         assert_eq!(lv.node_levels(), vec![2, 1, 1, 0, 0]);
         assert_eq!(levels_parallel(&g, &()).unwrap(), lv);
-    }
-
-    /// Random ids in random ranges, few and many, narrow and past 2^24 wide: sorted as a
-    /// comparison sort sorts them.
-    #[test]
-    fn ids_are_sorted_by_counting_as_by_comparing() {
-        let mut rng = crate::testing::Xorshift::new(0x5851_f42d_4c95_7f2d);
-        for round in 0..200 {
-            let span = 1 + rng.below([10, 1000, 1 << 20, 1 << 25][round % 4]) as usize;
-            let base = rng.below(1 << 20) as u32;
-            let len = rng.below([3, 50, 5000][round % 3]) as usize;
-            let mut ids: Vec<u32> =
-                (0..len).map(|_| base + rng.below(span as u64) as u32).collect();
-            let mut expected = ids.clone();
-            expected.sort_unstable();
-            sort_ids(&mut ids, base, span);
-            assert_eq!(ids, expected, "round {round}");
-        }
     }
 
     #[test]

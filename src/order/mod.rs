@@ -10,9 +10,12 @@
 //! structure ([`Levels::each`]: the heap sizes of a sequence game, one per level, stored
 //! nowhere). Peeling a graph that is not acyclic gives a [`Cycle`].
 
+mod chain;
+mod count;
 pub mod cycle;
 pub mod kahn;
 pub mod levels;
+mod radix;
 
 pub use cycle::Cycle;
 pub use kahn::{
