@@ -42,6 +42,14 @@ pub enum Error {
         /// sums format), so the message may suggest it.
         loopy_takes_it: bool,
     },
+    /// An index file cannot be used: truncated, corrupt, of another version.
+    #[error("{path}: {message}")]
+    Index {
+        /// The file or `<stdin>`.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The graph file of `grundy query` holds no case, so there is no graph to query.
     #[error("{path}: holds no case, so there is no graph to query")]
     NoGraph {

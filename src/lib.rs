@@ -46,6 +46,7 @@ pub mod exec;
 pub mod games;
 pub mod generate;
 pub mod graph;
+pub mod index;
 pub mod io;
 pub mod meter;
 pub mod octal;

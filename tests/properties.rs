@@ -212,7 +212,7 @@ proptest! {
             let mut reader = grundy::CaseReader::new(&input, exec_of(2), Format::Chess, &());
             reader.next_case().unwrap().unwrap().values
         });
-        prop_assert_eq!(&verdicts(&game, values.as_slice()), &verdict_lines);
+        prop_assert_eq!(&verdicts(&game, &values.to_u32()), &verdict_lines);
         // query: the result column is solve's verdict.
         let queries = Input::from_bytes("<queries>", game.query_file().into_bytes());
         let mut out = Vec::new();

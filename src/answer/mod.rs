@@ -249,7 +249,7 @@ mod tests {
             .unwrap();
         let levels = order::levels(g.deps(), &()).unwrap();
         let values = eval::grundy(&g, &levels, &());
-        assert_eq!(values.as_slice(), &[2, 1, 0]);
+        assert_eq!(&values.to_u32()[..], &[2, 1, 0]);
         let game = GameGraph::Sums(g);
         assert_eq!(winning_move(&game, &values, &[0], 2), Some((0, &[1, 1][..])));
         assert_eq!(winning_move(&game, &values, &[0, 1], 3), Some((0, &[1][..])));

@@ -85,6 +85,9 @@ pub enum Command {
     Query(QueryArgs),
     /// Show the shape of each case: sizes, levels, degrees, value histograms, stage times.
     Stats(StatsArgs),
+    /// Solve a game once and write it as an index file, which query, values and stats read in
+    /// place of the input (recognised by its first bytes) without solving it again.
+    Index(IndexArgs),
     /// Play a seed problem's game: the judge's input in, the judge's output out.
     ///
     /// cutting (POJ 2311): lines `W H`, prints WIN or LOSE; crosses (POJ 3537): lines `n`,
@@ -244,6 +247,33 @@ pub struct ClusterArgs {
     pub peers: Option<String>,
 }
 
+/// How an index given in place of a graph file is read.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct IndexReadArgs {
+    /// When the input is an index: skip its checksums (a file you wrote and trust; reading
+    /// then costs the pages answering touches, and a corrupt file may stop grundy with an
+    /// internal error instead of this one's message).
+    #[arg(long)]
+    pub trust: bool,
+}
+
+/// Arguments of `grundy index`.
+#[derive(Debug, clap::Args)]
+pub struct IndexArgs {
+    /// Input file (any file `values` reads); `-` or nothing reads stdin.
+    pub file: Option<PathBuf>,
+    /// How the input is written.
+    #[command(flatten)]
+    pub format: FormatArgs,
+    /// Allow cycles and self-loops: the index holds generalized values (read back with
+    /// --loopy).
+    #[arg(long)]
+    pub loopy: bool,
+    /// The index file to write (written whole or not at all); `-` writes stdout.
+    #[arg(long, short = 'o', value_name = "GAME.grundy")]
+    pub output: PathBuf,
+}
+
 /// Arguments of `grundy values`.
 #[derive(Debug, clap::Args)]
 pub struct ValuesArgs {
@@ -260,6 +290,9 @@ pub struct ValuesArgs {
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    /// How an index is read.
+    #[command(flatten)]
+    pub index: IndexReadArgs,
     /// Output CSV (written whole or not at all); default stdout. Columns:
     /// case,node,grundy,level,out_degree.
     #[arg(long, short = 'o', value_name = "CSV")]
@@ -283,6 +316,9 @@ pub struct QueryArgs {
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    /// How an index is read.
+    #[command(flatten)]
+    pub index: IndexReadArgs,
     /// Output CSV (written whole or not at all); default stdout. Columns:
     /// query,positions,nim_sum,result,move_from,move_to.
     #[arg(long, short = 'o', value_name = "CSV")]
@@ -308,6 +344,9 @@ pub struct StatsArgs {
     /// DRAW queries.
     #[arg(long)]
     pub loopy: bool,
+    /// How an index is read.
+    #[command(flatten)]
+    pub index: IndexReadArgs,
 }
 
 /// The built-in games.

@@ -248,7 +248,19 @@ pub fn open_inputs(inputs: &[(&str, Option<&Path>)]) -> Result<Vec<Arc<Input>>, 
             "a cluster reads {what} in every process: give it as a file, not stdin"
         )));
     }
-    inputs.iter().map(|&(_, path)| Ok(Arc::new(Input::open(path)?))).collect()
+    let opened: Vec<Arc<Input>> = inputs
+        .iter()
+        .map(|&(_, path)| Ok(Arc::new(Input::open(path)?)))
+        .collect::<Result<_, Error>>()?;
+    if let Some(((what, _), input)) =
+        inputs.iter().zip(&opened).find(|(_, input)| grundy::index::is_index(input.bytes()))
+    {
+        return Err(Error::Usage(format!(
+            "{what} {} is an index, which is read on one process: drop --processes and --hosts",
+            input.name()
+        )));
+    }
+    Ok(opened)
 }
 
 /// One output of a cluster run, on process 0: its sink and the header it opens with.

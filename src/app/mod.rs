@@ -14,7 +14,7 @@ pub mod cmd;
 pub mod config;
 
 use cli::{Cli, Command};
-use cmd::{game, generate, octal, query, solve, stats, values};
+use cmd::{game, generate, index, octal, query, solve, stats, values};
 use config::Config;
 
 /// Runs the command the user asked for.
@@ -45,6 +45,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Values(args) => values::run(args, &config),
         Command::Query(args) => query::run(args, &config),
         Command::Stats(args) => stats::run(args, &config),
+        Command::Index(args) => index::run(args, &config),
         Command::Game(args) => game::run(args, &config),
         Command::Generate(args) => generate::run(args, &config),
         Command::Octal(args) => octal::run(args, &config),

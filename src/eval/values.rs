@@ -1,15 +1,26 @@
 //! What an evaluation gives: the value of every node, read through one type.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
+use crate::io::store::{Ints, Store};
+
 /// The Grundy value of every node of a game, indexed by node id: what evaluators return and
-/// every consumer reads. 4 bytes per node.
+/// every consumer reads. 4 bytes per node as evaluators give them; an index
+/// ([`crate::index`]) holds them in the narrowest width and they are read from it in place.
 ///
 /// Consumers ask for a node's value, a nim-sum or the largest value, never index a bare
 /// vector, so that a kind of value to come (the infinite values of loopy games) changes this
 /// type and the code that decides outcomes, not every reader.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Values(Vec<u32>);
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Values(Ints);
+
+impl Default for Values {
+    fn default() -> Values {
+        Values::from_vec(Vec::new())
+    }
+}
 
 impl Values {
     /// The value of a node of a loopy game that has none (infinity, written `inf`): it is no
@@ -18,13 +29,19 @@ impl Values {
 
     /// Values given by node id.
     pub fn from_vec(values: Vec<u32>) -> Values {
+        Values(Ints::U32(Store::from(values)))
+    }
+
+    /// Values given by node id in any width (read from an index): finite values only, since
+    /// [`Values::INFINITE`] is a `u32`.
+    pub fn from_ints(values: Ints) -> Values {
         Values(values)
     }
 
     /// The value of node `v`.
     #[inline]
     pub fn get(&self, v: u32) -> u32 {
-        self.0[v as usize]
+        self.0.get(v as usize)
     }
 
     /// The nim-sum (XOR of values) of tokens on `positions`.
@@ -45,27 +62,47 @@ impl Values {
 
     /// The largest value, if there is a node.
     pub fn max(&self) -> Option<u32> {
-        self.0.iter().copied().max()
+        match &self.0 {
+            Ints::U32(s) => s.par_iter().copied().max(),
+            other => other.iter().max(),
+        }
     }
 
-    /// The values by node id.
-    pub fn as_slice(&self) -> &[u32] {
+    /// Every value, by node id.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter()
+    }
+
+    /// The values as they are held (the width an index chose, or `u32`).
+    pub fn ints(&self) -> &Ints {
         &self.0
+    }
+
+    /// The values by node id, as `u32`s (borrowed when they are held so).
+    pub fn to_u32(&self) -> std::borrow::Cow<'_, [u32]> {
+        self.0.to_u32()
     }
 
     /// The values by node id, as a vector.
     pub fn into_vec(self) -> Vec<u32> {
-        self.0
+        match self.0 {
+            Ints::U32(s) => s.into_vec(),
+            other => other.iter().collect(),
+        }
     }
 
     /// The values laid out for answering many queries: a byte per node when every value fits
-    /// one, else the values as they are.
+    /// one (read in place when they are held so), else the values as they are.
     pub fn nim_table(&self) -> NimTable<'_> {
-        match self.0.par_iter().max() {
-            Some(&max) if max <= u8::MAX.into() => {
-                NimTable::Bytes(self.0.par_iter().map(|&v| v as u8).collect())
-            }
-            _ => NimTable::Words(self),
+        match &self.0 {
+            Ints::U8(bytes) => NimTable::Bytes(Cow::Borrowed(bytes)),
+            Ints::U32(words) => match words.par_iter().max() {
+                Some(&max) if max <= u8::MAX.into() => {
+                    NimTable::Bytes(Cow::Owned(words.par_iter().map(|&v| v as u8).collect()))
+                }
+                _ => NimTable::Words(self),
+            },
+            Ints::U16(_) => NimTable::Words(self),
         }
     }
 }
@@ -76,7 +113,7 @@ impl Values {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NimTable<'a> {
     /// Every value, a byte each.
-    Bytes(Vec<u8>),
+    Bytes(Cow<'a, [u8]>),
     /// Every value as [`Values`] holds it.
     Words(&'a Values),
 }

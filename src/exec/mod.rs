@@ -15,6 +15,7 @@ use crate::parse::error::ParseError;
 use crate::{eval, parse};
 
 pub mod cases;
+pub mod index;
 pub mod query;
 pub mod solve;
 pub mod stats;
@@ -22,10 +23,11 @@ pub mod values;
 
 pub use crate::eval::{Evaluated, Labelled, StageTimes};
 pub use cases::CaseReader;
-pub use query::query;
+pub use index::index;
+pub use query::{query, query_index};
 pub use solve::solve;
-pub use stats::stats;
-pub use values::values;
+pub use stats::{stats, stats_of_index};
+pub use values::{values, values_of_index};
 
 /// Default bytes tokenized per parallel step: large enough that a rayon dispatch (a few
 /// microseconds) is noise, small enough that the token buffers of a query section stay small

@@ -3,6 +3,9 @@
 
 use super::{CaseReader, Exec};
 use crate::error::Error;
+use crate::eval::Values;
+use crate::graph::GameGraph;
+use crate::index::Index;
 use crate::io::input::Input;
 use crate::io::sink::{stop_if_all_closed, Put};
 use crate::meter::Meter;
@@ -31,9 +34,41 @@ pub fn query(
     let Some((graph, values)) = case else {
         return Err(Error::NoGraph { path: graph_input.name().to_string() });
     };
+    answer_all((&graph, &values, loopy), queries_input, (exec, format), columns, out, meter)
+}
+
+/// Answers the queries of `queries_input` against the first case of `index`, as [`query`]
+/// answers them against the input the index was made from (with `--loopy` for a loopy
+/// index).
+pub fn query_index(
+    index: &Index,
+    queries_input: &Input,
+    exec: Exec,
+    columns: &Columns,
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    out.put(&columns.header())?;
+    if index.case_count() == 0 {
+        return Err(Error::NoGraph { path: index.name().to_string() });
+    }
+    let case = index.case(0, false)?;
+    let game = (&case.graph, &case.values, index.is_loopy());
+    answer_all(game, queries_input, (exec, Format::Chess), columns, out, meter)
+}
+
+/// Answers the queries of `queries_input` on `graph` (with `values`, a loopy game's when
+/// `loopy`), as rows of `columns` to `out`.
+fn answer_all(
+    (graph, values, loopy): (&GameGraph, &Values, bool),
+    queries_input: &Input,
+    (exec, format): (Exec, Format),
+    columns: &Columns,
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
     let nodes = graph.node_count() as u32;
     let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
-    let (graph, values) = (&graph, &values);
     let answered = reader.queries(
         |number, positions, bufs| {
             let (at, game) = ((1, number), (graph, values));

@@ -6,6 +6,7 @@ use std::time::Instant;
 use super::{CaseReader, Exec, StageTimes};
 use crate::answer::{self, Outcome};
 use crate::error::Error;
+use crate::index::Index;
 use crate::io::input::Input;
 use crate::meter::Meter;
 use crate::parse::format::Format;
@@ -44,8 +45,21 @@ pub fn stats(
     Ok(cases)
 }
 
+/// The statistics of every case of an index; `stats` of the input it was made from, but for
+/// the times (of reading the index here).
+pub fn stats_of_index(index: &Index) -> Result<Vec<CaseStats>, Error> {
+    (0..index.case_count())
+        .map(|i| {
+            let start = Instant::now();
+            let case = index.case(i, true)?;
+            let times = StageTimes { parse: start.elapsed(), ..StageTimes::default() };
+            Ok(CaseStats::of_indexed(&case, times))
+        })
+        .collect()
+}
+
 /// The outcomes of the current case's queries, by `outcome(positions)`.
-fn count(
+pub(crate) fn count(
     reader: &mut CaseReader,
     outcome: impl Fn(&[u32]) -> Outcome + Sync,
 ) -> Result<Outcomes, Error> {

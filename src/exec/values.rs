@@ -2,12 +2,14 @@
 //! case after case; with `loopy`, generalized values (finite or `inf`), the set K of an
 //! infinite node and the outcome of one token there.
 
-use super::{CaseReader, Evaluated, Exec, Labelled};
+use super::{CaseReader, Exec};
 use crate::error::Error;
 use crate::eval::Values;
 use crate::graph::{Csr, GameGraph, Offset};
+use crate::index::Index;
 use crate::io::input::Input;
 use crate::io::sink::{stop_if_all_closed, Put};
+use crate::io::store::{Ints, Store};
 use crate::meter::{Meter, Stage, Unit};
 use crate::parse::format::Format;
 use crate::report::{Rows, LOOPY_VALUES_HEADER, VALUES_HEADER};
@@ -30,51 +32,80 @@ pub fn values(
     loop {
         if loopy {
             let Some(case) = reader.next_loopy_case()? else { break };
-            match &case.graph {
-                GameGraph::Chess(g) => write_loopy_rows(&case, g, exec, out, meter)?,
-                GameGraph::ChessWide(g) => write_loopy_rows(&case, g, exec, out, meter)?,
-                GameGraph::Sums(_) => unreachable!("a loopy case is a chess graph"),
-            }
+            write_loopy_case((case.case, &case.graph, &case.values), exec, out, meter)?;
         } else {
             let Some(case) = reader.next_case()? else { break };
-            write_rows(&case, exec, out, meter)?;
+            let levels = Ints::U32(Store::from(case.levels.node_levels()));
+            write_rows((case.case, &case.graph, &case.values), &levels, exec, out, meter)?;
         }
         reader.skip_queries()?;
     }
     Ok(())
 }
 
-/// Writes the `--loopy` rows of one case, in node order.
-fn write_loopy_rows<O: Offset>(
-    case: &Labelled,
-    graph: &Csr<O>,
+/// Writes the rows of every case of `index` to `out`, header first: the rows `values` (with
+/// `--loopy` for a loopy index) writes of the input it was made from.
+pub fn values_of_index(
+    index: &Index,
     exec: Exec,
     out: &mut impl Put,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    let values = &case.values;
-    in_pieces((case.case, values.len()), exec, out, meter, |rows, v| {
+    let loopy = index.is_loopy();
+    out.put(&Rows::header(if loopy { LOOPY_VALUES_HEADER } else { VALUES_HEADER }))?;
+    for i in 0..index.case_count() {
+        let case = index.case(i, !loopy)?;
+        let game = (case.case, &case.graph, &case.values);
+        match &case.levels {
+            Some(levels) => write_rows(game, levels, exec, out, meter)?,
+            None => write_loopy_case(game, exec, out, meter)?,
+        }
+    }
+    Ok(())
+}
+
+/// Writes the `--loopy` rows of one case (its number, graph and values).
+fn write_loopy_case(
+    (case, graph, values): (u64, &GameGraph, &Values),
+    exec: Exec,
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    match graph {
+        GameGraph::Chess(g) => write_loopy_rows((case, g, values), exec, out, meter),
+        GameGraph::ChessWide(g) => write_loopy_rows((case, g, values), exec, out, meter),
+        GameGraph::Sums(_) => unreachable!("a loopy case is a chess graph"),
+    }
+}
+
+/// Writes the `--loopy` rows of one case, in node order.
+fn write_loopy_rows<O: Offset>(
+    (case, graph, values): (u64, &Csr<O>, &Values),
+    exec: Exec,
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    in_pieces((case, values.len()), exec, out, meter, |rows, v| {
         let value = values.get(v);
         let set = if value == Values::INFINITE {
             crate::eval::infinite_set(graph, values, v)
         } else {
             Vec::new()
         };
-        rows.loopy_row((case.case, v), value, &set, graph.out_degree(v));
+        rows.loopy_row((case, v), value, &set, graph.out_degree(v));
     })
 }
 
-/// Writes the rows of one case, in node order.
+/// Writes the rows of one case (its number, graph and values), in node order.
 fn write_rows(
-    case: &Evaluated,
+    (case, graph, values): (u64, &GameGraph, &Values),
+    levels: &Ints,
     exec: Exec,
     out: &mut impl Put,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    let levels = case.levels.node_levels();
-    let (values, graph) = (&case.values, &case.graph);
-    in_pieces((case.case, values.len()), exec, out, meter, |rows, v| {
-        rows.value_row(case.case, v, values.get(v), levels[v as usize], graph.move_count(v));
+    in_pieces((case, values.len()), exec, out, meter, |rows, v| {
+        rows.value_row(case, v, values.get(v), levels.get(v as usize), graph.move_count(v));
     })
 }
 

@@ -116,7 +116,7 @@ impl Game for Crosses {
     }
 
     fn table(&self, _: &Strips, values: &Values, _: u64, row: &mut dyn FnMut(&[u64])) {
-        for (n, &g) in values.as_slice().iter().enumerate() {
+        for (n, g) in values.iter().enumerate() {
             row(&[n as u64, g.into()]);
         }
     }

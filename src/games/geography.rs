@@ -116,7 +116,7 @@ impl Game for Geography {
     }
 
     fn table(&self, _: &&Csr, values: &Values, case: u64, row: &mut dyn FnMut(&[u64])) {
-        for (v, &g) in values.as_slice().iter().enumerate() {
+        for (v, g) in values.iter().enumerate() {
             row(&[case, v as u64 + 1, g.into()]);
         }
     }

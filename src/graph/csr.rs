@@ -9,6 +9,7 @@ use std::ops::{Add, AddAssign, Range, Sub};
 
 use super::Rule;
 use crate::io::memory::prefetch;
+use crate::io::store::{Plain, Store};
 
 /// The integer type of a CSR's offsets: `u32` (4 bytes per node) for every case that fits,
 /// `u64` (8 bytes per node) for one of more than `u32::MAX` edges. Readers choose it per case.
@@ -25,6 +26,7 @@ pub trait Offset:
     + Add<Output = Self>
     + Sub<Output = Self>
     + AddAssign
+    + Plain
     + 'static
 {
     /// The offset as an index.
@@ -146,8 +148,8 @@ impl OffsetsBuilder {
 /// order, duplicates kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Csr<O: Offset = u32> {
-    offsets: Vec<O>,
-    targets: Vec<u32>,
+    offsets: Store<O>,
+    targets: Store<u32>,
 }
 
 impl Csr {
@@ -171,7 +173,7 @@ impl<O: Offset> Csr<O> {
             && offsets.windows(2).all(|w| w[0] <= w[1])
             && offsets[n].index() == targets.len()
             && targets.iter().all(|&t| (t as usize) < n);
-        well_formed.then_some(Csr { offsets, targets })
+        well_formed.then(|| Csr { offsets: offsets.into(), targets: targets.into() })
     }
 
     /// Builds a graph from parts whose invariants the caller has established (the parsers check
@@ -179,6 +181,11 @@ impl<O: Offset> Csr<O> {
     /// debug builds do it anyway.
     pub fn from_checked_parts(offsets: Vec<O>, targets: Vec<u32>) -> Csr<O> {
         debug_assert!(Csr::from_parts(offsets.clone(), targets.clone()).is_some());
+        Csr { offsets: offsets.into(), targets: targets.into() }
+    }
+
+    /// A graph of arrays read in place (an index's), whose invariants the caller checked.
+    pub fn from_checked_stores(offsets: Store<O>, targets: Store<u32>) -> Csr<O> {
         Csr { offsets, targets }
     }
 
@@ -210,7 +217,7 @@ impl<O: Offset> Csr<O> {
 
     /// Takes the graph apart into its offsets and targets.
     pub fn into_parts(self) -> (Vec<O>, Vec<u32>) {
-        (self.offsets, self.targets)
+        (self.offsets.into_vec(), self.targets.into_vec())
     }
 
     /// The offsets array: `node_count() + 1` entries.

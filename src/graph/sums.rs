@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use crate::graph::Csr;
 use crate::graph::Rule;
+use crate::io::store::Store;
 
 /// A game whose moves each lead to a sum of zero or more positions.
 ///
@@ -22,8 +23,8 @@ use crate::graph::Rule;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SumsGraph {
     deps: Csr,
-    move_offsets: Vec<u32>,
-    part_offsets: Vec<u32>,
+    move_offsets: Store<u32>,
+    part_offsets: Store<u32>,
 }
 
 impl SumsGraph {
@@ -44,7 +45,11 @@ impl SumsGraph {
         }
         let dep_offsets = move_offsets.iter().map(|&m| part_offsets[m as usize]).collect();
         let deps = Csr::from_parts(dep_offsets, parts)?;
-        Some(SumsGraph { deps, move_offsets, part_offsets })
+        Some(SumsGraph {
+            deps,
+            move_offsets: move_offsets.into(),
+            part_offsets: part_offsets.into(),
+        })
     }
 
     /// Builds a game from arrays the caller has checked (the parsers check every id they read).
@@ -55,7 +60,26 @@ impl SumsGraph {
     ) -> SumsGraph {
         let dep_offsets = move_offsets.iter().map(|&m| part_offsets[m as usize]).collect();
         let deps = Csr::from_checked_parts(dep_offsets, parts);
+        SumsGraph { deps, move_offsets: move_offsets.into(), part_offsets: part_offsets.into() }
+    }
+
+    /// A game of arrays read in place (an index's), whose invariants the caller checked.
+    pub fn from_checked_stores(
+        deps: Csr,
+        move_offsets: Store<u32>,
+        part_offsets: Store<u32>,
+    ) -> SumsGraph {
         SumsGraph { deps, move_offsets, part_offsets }
+    }
+
+    /// Where each node's moves start among all moves (`n + 1` entries).
+    pub fn move_offsets(&self) -> &[u32] {
+        &self.move_offsets
+    }
+
+    /// Where each move's parts start among all parts (`moves + 1` entries).
+    pub fn part_offsets(&self) -> &[u32] {
+        &self.part_offsets
     }
 
     /// Builds a game from each node's list of moves, each a list of parts.

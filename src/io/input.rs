@@ -11,10 +11,12 @@ use std::io::Read;
 use std::path::Path;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 
 use crate::io::error::IoError;
+use crate::io::store::Pinned;
 
 /// The name used for standard input in messages.
 pub const STDIN_NAME: &str = "<stdin>";
@@ -23,7 +25,8 @@ pub const STDIN_NAME: &str = "<stdin>";
 #[derive(Debug)]
 pub struct Input {
     name: String,
-    data: Data,
+    /// Shared, so arrays read in place from it ([`crate::io::store::Store`]) keep it alive.
+    data: Arc<Data>,
     /// Length of a byte-order mark at the start of `data` (0 or 3), not part of the text.
     bom: usize,
     /// Bytes before this offset have been handed back to the kernel ([`Input::release_before`]).
@@ -100,7 +103,8 @@ impl Input {
             Data::Mapped(map) => map.starts_with(BOM),
             Data::Owned(bytes) => bytes.starts_with(BOM),
         };
-        Input { name, data, bom: if bom { BOM.len() } else { 0 }, released: AtomicUsize::new(0) }
+        let bom = if bom { BOM.len() } else { 0 };
+        Input { name, data: Arc::new(data), bom, released: AtomicUsize::new(0) }
     }
 
     /// Reads all of stdin: a pipe cannot be mapped. Compressed data is decompressed.
@@ -168,7 +172,7 @@ impl Input {
     /// (an error message's line and column) simply maps them again. A no-op for inputs in
     /// memory, and below `RELEASE_STEP` (64 MiB) of progress.
     pub fn release_before(&self, offset: usize) {
-        let Data::Mapped(map) = &self.data else { return };
+        let Data::Mapped(map) = &*self.data else { return };
         let end = (self.bom + offset).min(map.len()) / PAGE * PAGE;
         let start = self.released.load(Ordering::Relaxed);
         if end < start + RELEASE_STEP {
@@ -181,7 +185,7 @@ impl Input {
     /// Tells the kernel the whole mapped pages inside `bytes()[start..end]` are not needed for
     /// now (a cluster worker's share, once read); as `release_before`, without its step.
     pub fn release(&self, start: usize, end: usize) {
-        let Data::Mapped(map) = &self.data else { return };
+        let Data::Mapped(map) = &*self.data else { return };
         let start = (self.bom + start).div_ceil(PAGE) * PAGE;
         let end = (self.bom + end).min(map.len()) / PAGE * PAGE;
         if start < end {
@@ -196,11 +200,22 @@ impl Input {
 
     /// All the input's bytes (after a byte-order mark, if it has one).
     pub fn bytes(&self) -> &[u8] {
-        let all: &[u8] = match &self.data {
+        &self.data.pinned()[self.bom..]
+    }
+
+    /// The owner of [`Input::bytes`], for arrays read from them in place, and where those
+    /// bytes start in its own.
+    pub fn owner(&self) -> (Arc<dyn Pinned>, usize) {
+        (Arc::clone(&self.data) as Arc<dyn Pinned>, self.bom)
+    }
+}
+
+impl Pinned for Data {
+    fn pinned(&self) -> &[u8] {
+        match self {
             Data::Mapped(map) => map,
             Data::Owned(bytes) => bytes,
-        };
-        &all[self.bom..]
+        }
     }
 }
 

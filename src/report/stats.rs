@@ -13,7 +13,6 @@ use crate::eval::{Evaluated, Labelled, StageTimes, Values};
 use crate::graph::GameGraph;
 use crate::graph::{Csr, Deps, Offset};
 use crate::io::progress::human_bytes;
-use crate::order::Levels;
 
 /// Rows a text histogram shows at most; longer ones are grouped into equal ranges.
 const HISTOGRAM_ROWS: usize = 16;
@@ -123,15 +122,54 @@ pub struct Outcomes {
     pub draws: Option<u64>,
 }
 
+impl Outcomes {
+    /// Every query.
+    pub fn total(&self) -> u64 {
+        self.wins + self.losses + self.draws.unwrap_or(0)
+    }
+}
+
 impl CaseStats {
     /// The statistics of an evaluated case.
     pub fn of(case: &Evaluated, outcomes: Outcomes, times: StageTimes) -> CaseStats {
+        let levels = &case.levels;
+        let histogram = (0..levels.level_count()).map(|l| levels.level(l).len() as u64).collect();
         CaseStats::of_parts(
             (case.case, &case.graph, &case.values),
-            Some(&case.levels),
+            Some(histogram),
             outcomes,
             times,
         )
+    }
+
+    /// The statistics of a case read from an index: its levels' histogram counted from each
+    /// node's level (`None`, a loopy game's, shows none), its queries' outcomes from its
+    /// record.
+    pub fn of_indexed(case: &crate::index::IndexedCase, times: StageTimes) -> CaseStats {
+        let histogram = case.levels.as_ref().map(|levels| {
+            let mut histogram = Vec::new();
+            for l in levels.iter() {
+                if histogram.len() <= l as usize {
+                    histogram.resize(l as usize + 1, 0);
+                }
+                histogram[l as usize] += 1;
+            }
+            histogram
+        });
+        let (queries, wins, draws) = case.outcomes;
+        let loopy = histogram.is_none();
+        let outcomes = Outcomes {
+            wins,
+            losses: queries.saturating_sub(wins + draws),
+            draws: loopy.then_some(draws),
+        };
+        let mut stats =
+            CaseStats::of_parts((case.case, &case.graph, &case.values), histogram, outcomes, times);
+        if loopy {
+            stats.infinite =
+                Some(case.values.iter().filter(|&g| g == Values::INFINITE).count() as u64);
+        }
+        stats
     }
 
     /// The statistics of a case labelled as a loopy game: no levels (none are computed, so
@@ -140,14 +178,14 @@ impl CaseStats {
     pub fn of_loopy(case: &Labelled, outcomes: Outcomes, times: StageTimes) -> CaseStats {
         let mut stats =
             CaseStats::of_parts((case.case, &case.graph, &case.values), None, outcomes, times);
-        let infinite = case.values.as_slice().iter().filter(|&&g| g == Values::INFINITE).count();
+        let infinite = case.values.iter().filter(|&g| g == Values::INFINITE).count();
         stats.infinite = Some(infinite as u64);
         stats
     }
 
     fn of_parts(
         (number, graph, values): (u64, &GameGraph, &Values),
-        levels: Option<&Levels>,
+        level_histogram: Option<Vec<u64>>,
         outcomes: Outcomes,
         times: StageTimes,
     ) -> CaseStats {
@@ -157,16 +195,13 @@ impl CaseStats {
         for &t in deps.targets() {
             in_degree[t as usize] += 1;
         }
-        let finite = || values.as_slice().iter().copied().filter(|&g| g != Values::INFINITE);
+        let finite = || values.iter().filter(|&g| g != Values::INFINITE);
         let max_grundy = finite().max().unwrap_or(0);
         let any = finite().next().is_some();
         let mut grundy_histogram = vec![0u64; if any { max_grundy as usize + 1 } else { 0 }];
         for g in finite() {
             grundy_histogram[g as usize] += 1;
         }
-        let level_histogram: Option<Vec<u64>> = levels.map(|levels| {
-            (0..levels.level_count()).map(|l| levels.level(l).len() as u64).collect()
-        });
         let edges = graph.total_moves() as u64;
         CaseStats {
             case: number,

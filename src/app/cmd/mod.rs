@@ -7,6 +7,7 @@ use grundy::error::Error;
 
 pub mod game;
 pub mod generate;
+pub mod index;
 pub mod octal;
 pub mod query;
 pub mod solve;
@@ -72,6 +73,37 @@ fn absolute(p: &Path) -> Option<std::path::PathBuf> {
         _ => Path::new("."),
     };
     Some(dir.canonicalize().ok()?.join(p.file_name()?))
+}
+
+/// The index `input` holds, opened and checked, when it is one (recognised by its first
+/// bytes, whatever its name); `None` for a text input. The flags that say how a text input is
+/// written are refused with an index, which records how it was made, and `--loopy` must say
+/// what the index holds.
+pub fn open_index(
+    input: &grundy::Input,
+    format: &crate::app::cli::FormatArgs,
+    loopy: bool,
+    read: &crate::app::cli::IndexReadArgs,
+) -> Result<Option<grundy::index::Index>, Error> {
+    if !grundy::index::is_index(input.bytes()) {
+        return Ok(None);
+    }
+    let name = input.name();
+    if format.format != crate::app::cli::FormatName::Chess || format.nodes.is_some() {
+        return Err(Error::Usage(format!(
+            "{name} is an index, which records how its game was read: drop --format and --nodes"
+        )));
+    }
+    let index = grundy::index::Index::open(input, !read.trust)?;
+    match (index.is_loopy(), loopy) {
+        (true, false) => Err(Error::Usage(format!(
+            "{name} holds a loopy game's values (indexed with --loopy): add --loopy"
+        ))),
+        (false, true) => Err(Error::Usage(format!(
+            "{name} holds an acyclic game's values: drop --loopy, or index the game with --loopy"
+        ))),
+        _ => Ok(Some(index)),
+    }
 }
 
 /// What `--loopy` is not combined with: the sums format (moves to sums of loopy games follow

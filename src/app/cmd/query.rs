@@ -15,10 +15,18 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let (format, columns) = check(args, false)?;
     let progress = Progress::new(config.progress);
     let graph_input = Input::open(Some(&args.graph))?;
+    let index = super::open_index(&graph_input, &args.format, args.loopy, &args.index)?;
     let queries_input = Input::open(args.queries.as_deref())?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    let how = (config.exec, format, args.loopy);
-    exec::query(&graph_input, &queries_input, how, &columns, &mut out, &progress)?;
+    match &index {
+        Some(index) => {
+            exec::query_index(index, &queries_input, config.exec, &columns, &mut out, &progress)?
+        }
+        None => {
+            let how = (config.exec, format, args.loopy);
+            exec::query(&graph_input, &queries_input, how, &columns, &mut out, &progress)?
+        }
+    }
     progress.finish();
     Ok(out.finish()?)
 }

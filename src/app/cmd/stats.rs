@@ -19,8 +19,12 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     super::check_loopy(args.loopy, format, false)?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
+    let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(None, &progress)?;
-    let cases = exec::stats(&input, (config.exec, format, args.loopy), &progress)?;
+    let cases = match &index {
+        Some(index) => exec::stats_of_index(index)?,
+        None => exec::stats(&input, (config.exec, format, args.loopy), &progress)?,
+    };
     progress.finish();
     if cases.is_empty() && !args.json {
         out.put(format!("{}: no cases\n", input.name()).as_bytes())?;

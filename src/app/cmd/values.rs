@@ -14,8 +14,12 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
+    let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    exec::values(&input, (config.exec, format, args.loopy), &mut out, &progress)?;
+    match &index {
+        Some(index) => exec::values_of_index(index, config.exec, &mut out, &progress)?,
+        None => exec::values(&input, (config.exec, format, args.loopy), &mut out, &progress)?,
+    }
     progress.finish();
     Ok(out.finish()?)
 }

@@ -1,0 +1,27 @@
+//! `grundy index`: a game solved once and written as an index file, which `query`, `values`
+//! and `stats` read in place of the input.
+
+use crate::app::cli::IndexArgs;
+use crate::app::config::{self, Config};
+use grundy::error::Error;
+use grundy::exec;
+use grundy::io::input::Input;
+use grundy::io::progress::Progress;
+use grundy::io::sink::Sink;
+
+/// Runs `grundy index` with the user's arguments.
+pub fn run(args: &IndexArgs, config: &Config) -> Result<(), Error> {
+    let format = config::format(&args.format)?;
+    super::check_loopy(args.loopy, format, false)?;
+    let output = Some(args.output.as_path());
+    super::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
+    let progress = Progress::new(config.progress);
+    let input = Input::open(args.file.as_deref())?;
+    if grundy::index::is_index(input.bytes()) {
+        return Err(Error::Usage(format!("{} is an index already", input.name())));
+    }
+    let mut out = Sink::open_beside(output, &progress)?;
+    exec::index(&input, (config.exec, format, args.loopy), &mut out, &progress)?;
+    progress.finish();
+    Ok(out.finish()?)
+}

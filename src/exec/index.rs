@@ -1,0 +1,48 @@
+//! The engine of `grundy index`: every case of an input solved once and written as an index
+//! ([`crate::index`]), with the outcomes of its queries for `stats`.
+
+use super::{stats, CaseReader, Exec};
+use crate::answer::Outcome;
+use crate::error::Error;
+use crate::index::{self, CaseParts, Writer};
+use crate::io::input::Input;
+use crate::io::sink::Put;
+use crate::meter::Meter;
+use crate::parse::format::Format;
+
+/// Solves every case of `input` and writes the index to `out`; with `loopy`, generalized
+/// values (cycles allowed). Returns the number of cases.
+pub fn index(
+    input: &Input,
+    (exec, format, loopy): (Exec, Format, bool),
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<u64, Error> {
+    let mut writer = Writer::new(out, index::format_code(format), loopy)?;
+    let mut reader = CaseReader::new(input, exec, format, meter);
+    let mut cases = 0;
+    loop {
+        if loopy {
+            let Some(case) = reader.next_loopy_case()? else { break };
+            let (graph, values) = (&case.graph, &case.values);
+            let outcomes = stats::count(&mut reader, |positions| {
+                crate::answer::loopy_answer_of(graph, values, positions, false).outcome
+            })?;
+            let outcomes = (outcomes.total(), outcomes.wins, outcomes.draws.unwrap_or(0));
+            writer.case(&CaseParts { graph, values, levels: None, outcomes })?;
+        } else {
+            let Some(case) = reader.next_case()? else { break };
+            let table = case.values.nim_table();
+            let outcomes = stats::count(&mut reader, |positions| {
+                Outcome::of_nim_sum(table.nim_sum(positions))
+            })?;
+            let outcomes = (outcomes.total(), outcomes.wins, 0);
+            let levels = case.levels.node_levels();
+            let (graph, values) = (&case.graph, &case.values);
+            writer.case(&CaseParts { graph, values, levels: Some(&levels), outcomes })?;
+        }
+        cases += 1;
+    }
+    writer.finish()?;
+    Ok(cases)
+}

@@ -1,0 +1,344 @@
+//! Opening an index: a memory map and checks. Whatever the bytes, a file is either refused
+//! with a message naming what is wrong, or every array handed out satisfies the invariants
+//! the engine's types state (so no read goes out of bounds and no answer is made up).
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::format::{
+    self, CaseRecord, Entry, Footer, Kind, ALIGN, BLOCK, ENTRY, HEAD, LOOPY, MAGIC, SUMS, VERSION,
+};
+use crate::error::Error;
+use crate::eval::Values;
+use crate::graph::{Csr, GameGraph, Offset, SumsGraph};
+use crate::io::input::Input;
+use crate::io::store::{Ints, Pinned, Plain, Store};
+
+/// An index file, opened: its table read and checked; each case's arrays are checked when
+/// the case is taken ([`Index::case`]).
+pub struct Index {
+    name: String,
+    owner: Arc<dyn Pinned>,
+    /// Where the index starts in the owner's bytes.
+    base: usize,
+    footer: Footer,
+    cases: Vec<Sections>,
+    verify: bool,
+}
+
+/// One case's record and sections.
+struct Sections {
+    record: CaseRecord,
+    /// By [`Kind`] number.
+    entries: [Option<Entry>; 8],
+}
+
+impl Sections {
+    fn get(&self, kind: Kind) -> Option<Entry> {
+        self.entries[kind as usize]
+    }
+}
+
+/// A case as an index gives it back.
+#[derive(Debug)]
+pub struct IndexedCase {
+    /// 1-based case number.
+    pub case: u64,
+    /// The game.
+    pub graph: GameGraph,
+    /// Every node's value.
+    pub values: Values,
+    /// Every node's level, when asked for and kept (not in a loopy game).
+    pub levels: Option<Ints>,
+    /// The input's queries of the case, and how many were WIN and DRAW.
+    pub outcomes: (u64, u64, u64),
+}
+
+/// True when `bytes` start as an index does, whatever the file's name.
+pub fn is_index(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+impl Index {
+    /// Opens the index held by `input`, checking its head, footer and section table; with
+    /// `verify`, each case's checksums are checked when it is taken.
+    pub fn open(input: &Input, verify: bool) -> Result<Index, Error> {
+        let name = input.name().to_string();
+        let fail = |message: String| Error::Index { path: name.clone(), message };
+        if cfg!(target_endian = "big") {
+            return Err(fail("indexes are little-endian and this machine is not".into()));
+        }
+        let (owner, base) = input.owner();
+        let bytes = input.bytes();
+        if !is_index(bytes) {
+            return Err(fail("not an index: it does not start with grundy's signature".into()));
+        }
+        if bytes.len() < 2 * HEAD {
+            return Err(fail(format!(
+                "truncated: {} bytes, where an index has at least {}",
+                bytes.len(),
+                2 * HEAD
+            )));
+        }
+        let version = format::u32_at(bytes, 8);
+        if version != VERSION {
+            return Err(fail(format!(
+                "index version {version}, and this grundy reads version {VERSION}: index the game again"
+            )));
+        }
+        let Some(footer) = Footer::decode(&bytes[bytes.len() - HEAD..]) else {
+            return Err(fail(
+                "truncated or corrupt: its footer does not check (cut short, or written by a run that did not finish)".into(),
+            ));
+        };
+        if footer.length != bytes.len() as u64 {
+            return Err(fail(format!(
+                "{} bytes, where its footer says {}: the file was cut or extended",
+                bytes.len(),
+                footer.length
+            )));
+        }
+        let table_end = (bytes.len() - HEAD) as u64;
+        let fits =
+            footer.sections.checked_mul(ENTRY as u64).and_then(|b| b.checked_add(footer.table));
+        if fits != Some(table_end) || footer.table < HEAD as u64 {
+            return Err(fail("corrupt: its section table is not where the footer says".into()));
+        }
+        let table = &bytes[footer.table as usize..table_end as usize];
+        if format::checksum(table) != footer.table_checksum {
+            return Err(fail("corrupt: the section table's checksum does not match".into()));
+        }
+        let cases = sections(table, &footer, bytes).map_err(fail)?;
+        Ok(Index { name, owner, base, footer, cases, verify })
+    }
+
+    /// Number of cases.
+    pub fn case_count(&self) -> usize {
+        self.cases.len()
+    }
+
+    /// True when the values are a loopy game's.
+    pub fn is_loopy(&self) -> bool {
+        self.footer.flags & LOOPY != 0
+    }
+
+    /// The format the game was read in: 0 chess, 1 sums, 2 an edge list.
+    pub fn format(&self) -> u64 {
+        self.footer.format
+    }
+
+    /// The name to use in messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Case `i` (from 0), its arrays checked (checksums with `verify`, and the invariants of
+    /// the graph always); its levels only when `levels` asks for them.
+    pub fn case(&self, i: usize, levels: bool) -> Result<IndexedCase, Error> {
+        let sections = &self.cases[i];
+        let record = sections.record;
+        let fail = |message: String| Error::Index {
+            path: self.name.clone(),
+            message: format!("case {}: {message}", i + 1),
+        };
+        let nodes = record.nodes as usize;
+        let wide = sections.get(Kind::Offsets).is_some_and(|e| e.width == 8);
+        let graph = if wide {
+            let g = self.csr::<u64>(sections, nodes).map_err(fail)?;
+            GameGraph::ChessWide(g)
+        } else {
+            let g = self.csr::<u32>(sections, nodes).map_err(fail)?;
+            if record.flags & SUMS != 0 {
+                GameGraph::Sums(self.sums(sections, g, record).map_err(fail)?)
+            } else {
+                GameGraph::Chess(g)
+            }
+        };
+        let values = self.values(sections).map_err(fail)?;
+        let levels = match (levels, sections.get(Kind::Levels)) {
+            (true, Some(entry)) => Some(self.ints(entry).map_err(fail)?),
+            _ => None,
+        };
+        let outcomes = (record.queries, record.wins, record.draws);
+        Ok(IndexedCase { case: i as u64 + 1, graph, values, levels, outcomes })
+    }
+
+    /// The store of section `entry`: read in place when aligned in memory, else copied.
+    fn store<T: Plain>(&self, entry: Entry) -> Store<T> {
+        let offset = self.base + entry.offset as usize;
+        let count = entry.count as usize;
+        // The table's check put every section inside the file, so either read succeeds.
+        Store::pinned(&self.owner, offset, count)
+            .or_else(|| Store::copied(self.owner.pinned(), offset, count))
+            .unwrap_or_default()
+    }
+
+    /// The store of section `entry`, its checksum checked when verifying.
+    fn checked<T: Plain>(&self, entry: Entry) -> Result<Store<T>, String> {
+        let store = self.store::<T>(entry);
+        if self.verify && format::checksum(format::as_bytes(&store)) != entry.checksum {
+            return Err(mismatch(entry));
+        }
+        Ok(store)
+    }
+
+    /// The case's graph (its dependency graph in the sums format): offsets that start at 0,
+    /// never decrease and end at the targets' count, and (when verifying) every target a
+    /// node, checked in the same pass as the targets' checksum.
+    fn csr<O: Offset>(&self, sections: &Sections, nodes: usize) -> Result<Csr<O>, String> {
+        let (offsets, targets) = (need(sections, Kind::Offsets)?, need(sections, Kind::Targets)?);
+        let offsets = self.checked::<O>(offsets)?;
+        if !starts_and_rises(&offsets, targets.count) {
+            return Err("corrupt: its offsets do not run from 0 up to its edge count".into());
+        }
+        let store = self.store::<u32>(targets);
+        if self.verify {
+            let blocks: Vec<(u64, bool)> = store
+                .par_chunks(BLOCK / 4)
+                .map(|c| (xxh3_64(format::as_bytes(c)), c.iter().all(|&t| (t as usize) < nodes)))
+                .collect();
+            let hashes: Vec<u64> = blocks.iter().map(|b| b.0).collect();
+            if format::combine(&hashes) != targets.checksum {
+                return Err(mismatch(targets));
+            }
+            if !blocks.iter().all(|b| b.1) {
+                return Err("corrupt: a move leads to a node that is not in the case".into());
+            }
+        }
+        Ok(Csr::from_checked_stores(offsets, store))
+    }
+
+    /// The sums format's move and part offsets, consistent with the dependency graph `deps`.
+    fn sums(
+        &self,
+        sections: &Sections,
+        deps: Csr,
+        record: CaseRecord,
+    ) -> Result<SumsGraph, String> {
+        let moves = self.checked::<u32>(need(sections, Kind::Moves)?)?;
+        let parts = self.checked::<u32>(need(sections, Kind::Parts)?)?;
+        let consistent = starts_and_rises(&moves, record.moves)
+            && starts_and_rises(&parts, record.targets)
+            && moves.len() == deps.node_count() + 1
+            && moves
+                .par_iter()
+                .zip(deps.offsets().par_iter())
+                .all(|(&m, &d)| parts.get(m as usize) == Some(&d));
+        if !consistent {
+            return Err("corrupt: its moves and their parts do not agree".into());
+        }
+        Ok(SumsGraph::from_checked_stores(deps, moves, parts))
+    }
+
+    /// The values, read in place when acyclic; a loopy game's narrow `inf` made
+    /// [`Values::INFINITE`].
+    fn values(&self, sections: &Sections) -> Result<Values, String> {
+        let ints = self.ints(need(sections, Kind::Values)?)?;
+        if !self.is_loopy() {
+            return Ok(Values::from_ints(ints));
+        }
+        let top = match ints.width() {
+            1 => u8::MAX.into(),
+            2 => u16::MAX.into(),
+            _ => u32::MAX,
+        };
+        let wide = ints.iter().map(|g| if g == top { Values::INFINITE } else { g }).collect();
+        Ok(Values::from_vec(wide))
+    }
+
+    fn ints(&self, entry: Entry) -> Result<Ints, String> {
+        Ok(match entry.width {
+            1 => Ints::U8(self.checked(entry)?),
+            2 => Ints::U16(self.checked(entry)?),
+            _ => Ints::U32(self.checked(entry)?),
+        })
+    }
+}
+
+/// The section of `kind`, which the table's check found.
+fn need(sections: &Sections, kind: Kind) -> Result<Entry, String> {
+    sections.get(kind).ok_or_else(|| format!("corrupt: no {} section", kind.name()))
+}
+
+fn mismatch(entry: Entry) -> String {
+    let name = Kind::of(entry.kind).map_or("unknown", Kind::name);
+    format!("corrupt: the checksum of its {name} does not match")
+}
+
+/// True when `offsets` start at 0, never decrease and end at `end`.
+fn starts_and_rises<O: Offset>(offsets: &[O], end: u64) -> bool {
+    offsets.first() == Some(&O::default())
+        && offsets.last().is_some_and(|&o| o.into() == end)
+        && offsets.par_windows(2).all(|w| w[0] <= w[1])
+}
+
+/// Each case's sections, from the table: every section inside the file and aligned, of a
+/// width its kind takes, and each case with the sections its record calls for, of the
+/// counts it gives. Sections of kinds this version does not know are skipped.
+fn sections(table: &[u8], footer: &Footer, bytes: &[u8]) -> Result<Vec<Sections>, String> {
+    let case_count = usize::try_from(footer.cases).ok().filter(|&c| c <= table.len() / ENTRY);
+    let case_count = case_count.ok_or("corrupt: more cases than sections")?;
+    let mut cases: Vec<[Option<Entry>; 8]> = vec![[None; 8]; case_count];
+    for raw in table.chunks_exact(ENTRY) {
+        let entry = Entry::decode(raw);
+        let Some(kind) = Kind::of(entry.kind) else { continue };
+        let inside = entry
+            .bytes()
+            .and_then(|b| b.checked_add(entry.offset))
+            .is_some_and(|end| end <= footer.table && entry.offset >= HEAD as u64);
+        let slot = (entry.case as usize).checked_sub(1).and_then(|c| cases.get_mut(c));
+        let shaped =
+            inside && entry.offset % ALIGN as u64 == 0 && kind.widths().contains(&entry.width);
+        match slot {
+            Some(slot) if shaped && slot[kind as usize].is_none() => {
+                slot[kind as usize] = Some(entry)
+            }
+            _ => return Err(format!("corrupt: a {} section is out of place", kind.name())),
+        }
+    }
+    let loopy = footer.flags & LOOPY != 0;
+    cases
+        .into_iter()
+        .enumerate()
+        .map(|(i, entries)| {
+            let fail = |what: &str| format!("case {}: corrupt: {what}", i + 1);
+            let record = entries[Kind::Case as usize].ok_or_else(|| fail("no case record"))?;
+            if record.count != 8 {
+                return Err(fail("its record does not check"));
+            }
+            let words = &bytes[record.offset as usize..][..64];
+            if format::checksum(words) != record.checksum {
+                return Err(fail("its record does not check"));
+            }
+            let words: Vec<u64> = (0..8).map(|k| format::u64_at(words, k * 8)).collect();
+            let record = CaseRecord::decode(&words);
+            let sums = record.flags & SUMS != 0;
+            let counts = [
+                (Kind::Offsets, record.nodes.checked_add(1)),
+                (Kind::Targets, Some(record.targets)),
+                (Kind::Values, Some(record.nodes)),
+                (Kind::Levels, (!loopy).then_some(record.nodes)),
+                (Kind::Moves, if sums { record.nodes.checked_add(1) } else { None }),
+                (Kind::Parts, if sums { record.moves.checked_add(1) } else { None }),
+            ];
+            for (kind, count) in counts {
+                if entries[kind as usize].map(|e| e.count) != count {
+                    return Err(fail(&format!(
+                        "its {} section is missing or of the wrong size",
+                        kind.name()
+                    )));
+                }
+            }
+            let wide = entries[Kind::Offsets as usize].is_some_and(|e| e.width == 8);
+            if record.nodes > u32::MAX as u64
+                || (sums && wide)
+                || (!sums && record.moves != record.targets)
+            {
+                return Err(fail("its record does not describe a game"));
+            }
+            Ok(Sections { record, entries })
+        })
+        .collect()
+}

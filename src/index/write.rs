@@ -1,0 +1,139 @@
+//! Writing an index: the head, then each case's sections as the case is solved (so a file of
+//! many cases holds one in memory at a time), then the table and the footer.
+
+use super::format::{self, CaseRecord, Entry, Footer, Kind, ALIGN, LOOPY, SUMS};
+use crate::eval::Values;
+use crate::graph::{Csr, GameGraph, Offset};
+use crate::io::error::IoError;
+use crate::io::sink::Put;
+use crate::io::store::Plain;
+
+/// What an index keeps of one solved case.
+pub struct CaseParts<'a> {
+    /// The game.
+    pub graph: &'a GameGraph,
+    /// Every node's value ([`Values::INFINITE`] for `inf` in a loopy game).
+    pub values: &'a Values,
+    /// Every node's level; `None` in a loopy game.
+    pub levels: Option<&'a [u32]>,
+    /// The input's queries of the case: how many, and how many were WIN and DRAW.
+    pub outcomes: (u64, u64, u64),
+}
+
+/// An index being written to `out`.
+pub struct Writer<'o, P: Put> {
+    out: &'o mut P,
+    at: u64,
+    entries: Vec<Entry>,
+    cases: u32,
+    loopy: bool,
+    format: u64,
+}
+
+impl<'o, P: Put> Writer<'o, P> {
+    /// Starts an index of a game read in `format` (0 chess, 1 sums, 2 edges); `loopy` for
+    /// generalized values.
+    pub fn new(out: &'o mut P, format: u64, loopy: bool) -> Result<Writer<'o, P>, IoError> {
+        let mut writer = Writer { out, at: 0, entries: Vec::new(), cases: 0, loopy, format };
+        writer.put(&format::head())?;
+        Ok(writer)
+    }
+
+    /// Appends the sections of the next case.
+    pub fn case(&mut self, case: &CaseParts) -> Result<(), IoError> {
+        self.cases += 1;
+        let (queries, wins, draws) = case.outcomes;
+        let mut record = CaseRecord { queries, wins, draws, ..CaseRecord::default() };
+        record.nodes = case.graph.node_count() as u64;
+        record.moves = case.graph.total_moves() as u64;
+        match case.graph {
+            GameGraph::Chess(g) => self.graph(g, &mut record)?,
+            GameGraph::ChessWide(g) => self.graph(g, &mut record)?,
+            GameGraph::Sums(g) => {
+                record.flags |= SUMS;
+                self.graph(g.deps(), &mut record)?;
+                self.section(Kind::Moves, g.move_offsets())?;
+                self.section(Kind::Parts, g.part_offsets())?;
+            }
+        }
+        self.values(case.values)?;
+        if let Some(levels) = case.levels {
+            match levels.iter().max() {
+                Some(&max) if max > u16::MAX.into() => self.section(Kind::Levels, levels)?,
+                _ => {
+                    let narrow: Vec<u16> = levels.iter().map(|&l| l as u16).collect();
+                    self.section(Kind::Levels, &narrow)?;
+                }
+            }
+        }
+        self.section(Kind::Case, &record.encode())
+    }
+
+    /// The table and the footer: the index is complete once they are written.
+    pub fn finish(mut self) -> Result<(), IoError> {
+        self.pad()?;
+        let table: Vec<u8> = self.entries.iter().flat_map(|e| e.encode()).collect();
+        let at = self.at;
+        self.put(&table)?;
+        let footer = Footer {
+            table: at,
+            sections: self.entries.len() as u64,
+            cases: self.cases.into(),
+            flags: if self.loopy { LOOPY } else { 0 },
+            format: self.format,
+            table_checksum: format::checksum(&table),
+            length: self.at + format::HEAD as u64,
+        };
+        self.put(&footer.encode())
+    }
+
+    fn graph<O: Offset>(&mut self, g: &Csr<O>, record: &mut CaseRecord) -> Result<(), IoError> {
+        record.targets = g.edge_count() as u64;
+        self.section(Kind::Offsets, g.offsets())?;
+        self.section(Kind::Targets, g.targets())
+    }
+
+    /// The values in the narrowest width: a loopy game's `inf` is the width's largest
+    /// number, so its finite values stay below it.
+    fn values(&mut self, values: &Values) -> Result<(), IoError> {
+        let finite = values.iter().filter(|&g| g != Values::INFINITE).max().unwrap_or(0);
+        let fits = |max: u32| if self.loopy { finite < max } else { finite <= max };
+        let narrow =
+            |max: u32| values.iter().map(move |g| if g == Values::INFINITE { max } else { g });
+        if fits(u8::MAX.into()) {
+            let bytes: Vec<u8> = narrow(u8::MAX.into()).map(|g| g as u8).collect();
+            self.section(Kind::Values, &bytes)
+        } else if fits(u16::MAX.into()) {
+            let halves: Vec<u16> = narrow(u16::MAX.into()).map(|g| g as u16).collect();
+            self.section(Kind::Values, &halves)
+        } else {
+            self.section(Kind::Values, &values.to_u32())
+        }
+    }
+
+    /// Writes `values` as a section of the current case, aligned.
+    fn section<T: Plain>(&mut self, kind: Kind, values: &[T]) -> Result<(), IoError> {
+        self.pad()?;
+        let bytes = format::as_bytes(values);
+        self.entries.push(Entry {
+            case: self.cases,
+            kind: kind as u16,
+            width: std::mem::size_of::<T>() as u16,
+            offset: self.at,
+            count: values.len() as u64,
+            checksum: format::checksum(bytes),
+        });
+        self.put(bytes)
+    }
+
+    /// Zeros up to the next multiple of [`ALIGN`].
+    fn pad(&mut self) -> Result<(), IoError> {
+        let gap = (ALIGN - self.at as usize % ALIGN) % ALIGN;
+        self.put(&[0u8; ALIGN][..gap])
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<(), IoError> {
+        self.at += bytes.len() as u64;
+        self.out.put(bytes)
+    }
+}
