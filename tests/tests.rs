@@ -10,6 +10,7 @@ mod errors;
 mod formats;
 mod games;
 mod generate;
+mod index;
 mod large;
 mod loopy;
 mod octal;

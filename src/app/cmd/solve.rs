@@ -18,6 +18,14 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
+    if grundy::index::is_index(input.bytes()) {
+        return Err(Error::Usage(format!(
+            "{} is an index, which keeps a game's values but not its queries: answer a file of \
+             queries with `grundy query {} QUERIES`",
+            input.name(),
+            input.name()
+        )));
+    }
     let mut report = args.report.as_deref().map(|p| Sink::open(Some(p))).transpose()?;
     let mut out = match &args.check {
         Some(expected) => Sink::check(Input::open(Some(expected))?),

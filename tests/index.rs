@@ -1,0 +1,298 @@
+//! `grundy index`: an index read in place of its input gives the input's bytes (values,
+//! query, stats but their times) on every format, and every damaged index is refused with one
+//! error line and exit 1.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::{random_case, run, tempdir, write_file, write_messy, Rng};
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// Writes the index of `input` (read with `flags`) to `dir/name`.
+fn index(dir: &Path, name: &str, input: &Path, flags: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    let mut args = vec!["index", s(input), "-o", s(&out)];
+    args.extend_from_slice(flags);
+    run(&args, None).ok();
+    out
+}
+
+/// `stats --json` without what differs between a file and its index (the name, the times,
+/// the peak memory).
+fn stats_json(path: &Path, flags: &[&str]) -> serde_json::Value {
+    let mut args = vec!["stats", "--json", s(path)];
+    args.extend_from_slice(flags);
+    let mut json: serde_json::Value = serde_json::from_str(&run(&args, None).ok()).expect("JSON");
+    fn strip(v: &mut serde_json::Value) {
+        if let Some(map) = v.as_object_mut() {
+            for key in ["file", "seconds", "peak_memory_bytes"] {
+                map.remove(key);
+            }
+            map.values_mut().for_each(strip);
+        } else if let Some(list) = v.as_array_mut() {
+            list.iter_mut().for_each(strip);
+        }
+    }
+    strip(&mut json);
+    json
+}
+
+/// `values`, `stats` and `query` (every column, then `--columns result`) of `index` (read
+/// with `reading`) are those of `input` (read with `flags` and `reading`'s `--loopy`), on one
+/// thread and two.
+fn assert_same(input: &Path, index: &Path, queries: &Path, flags: &[&str], reading: &[&str]) {
+    let loopy: Vec<&str> = reading.iter().copied().filter(|f| *f == "--loopy").collect();
+    let mut text: Vec<&str> = flags.to_vec();
+    text.extend_from_slice(&loopy);
+    for threads in ["1", "2"] {
+        let with = |command: &[&str], file: &Path, file_flags: &[&str]| {
+            let mut args = vec!["-j", threads];
+            args.extend_from_slice(command);
+            args.push(s(file));
+            if command[0] == "query" {
+                args.push(s(queries));
+            }
+            args.extend_from_slice(file_flags);
+            run(&args, None).ok()
+        };
+        for command in [&["values"][..], &["query"], &["query", "--columns", "result"]] {
+            let (a, b) = (with(command, index, reading), with(command, input, &text));
+            assert_eq!(a, b, "{command:?} -j {threads}");
+        }
+    }
+    let (mut a, mut b) = (stats_json(index, reading), stats_json(input, &text));
+    if a["total"]["offset_bits"] == 64 {
+        // An index made with 64-bit offsets says so; the text read again narrows them.
+        for json in [&mut a, &mut b] {
+            json["total"]["offset_bits"] = 0.into();
+            json["cases"][0]["offset_bits"] = 0.into();
+        }
+    }
+    assert_eq!(a, b, "stats");
+}
+
+/// A query file of `count` random queries on `nodes` nodes.
+fn queries(dir: &Path, rng: &mut Rng, nodes: u64, count: usize) -> PathBuf {
+    let mut text = String::new();
+    for _ in 0..count {
+        let m = 1 + rng.below(4);
+        text.push_str(&m.to_string());
+        for _ in 0..m {
+            text.push_str(&format!(" {}", rng.below(nodes)));
+        }
+        text.push('\n');
+    }
+    write_file(dir, "queries.txt", text.as_bytes())
+}
+
+#[test]
+fn an_index_answers_as_its_chess_input_does_with_many_cases() {
+    let dir = tempdir();
+    let mut rng = Rng::new(26);
+    for round in 0..6 {
+        let cases: Vec<_> = (0..1 + rng.below(3))
+            .map(|_| {
+                let n = 1 + rng.below(300) as usize;
+                let (degree, count) = (1 + rng.below(9), rng.below(40) as usize);
+                random_case(&mut rng, n, degree, count, 5)
+            })
+            .collect();
+        let input =
+            write_file(dir.path(), "game.txt", &write_messy(&mut rng, &cases, round % 2 == 0));
+        let idx = index(dir.path(), "game.grundy", &input, &[]);
+        let q = queries(dir.path(), &mut rng, cases[0].lists.len() as u64, 200);
+        assert_same(&input, &idx, &q, &[], &[]);
+        assert_same(&input, &idx, &q, &[], &["--trust"]);
+    }
+}
+
+#[test]
+fn an_index_answers_as_its_input_does_in_every_format_and_width() {
+    let dir = tempdir();
+    let d = dir.path();
+    let mut rng = Rng::new(2026);
+    let gen = |name: &str, args: &[&str]| {
+        let path = d.join(name);
+        let mut all = vec!["generate"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-o", s(&path)]);
+        run(&all, None).ok();
+        path
+    };
+    // Values above 255 (two bytes) in a tournament; levels above 65,535 (four bytes) in a chain.
+    let tournament = gen("tournament.txt", &["-n", "400", "--shape", "tournament", "-q", "50"]);
+    let chain = gen("chain.txt", &["-n", "70000", "--shape", "chain", "-q", "50", "--seed", "4"]);
+    for (input, n) in [(&tournament, 400), (&chain, 70000)] {
+        let idx = index(d, "w.grundy", input, &[]);
+        assert_same(input, &idx, &queries(d, &mut rng, n, 100), &[], &[]);
+    }
+    // The sums format: the Cutting Game's state graph.
+    let sheets = write_file(d, "sheets.txt", b"2 2\n3 2\n4 3\n5 7\n");
+    let sums = d.join("sums.txt");
+    run(&["game", "cutting", "--export", s(&sheets), "-o", s(&sums)], None).ok();
+    let idx = index(d, "sums.grundy", &sums, &["--format", "sums"]);
+    let q = queries(d, &mut rng, 20, 100);
+    assert_same(&sums, &idx, &q, &["--format", "sums"], &[]);
+    // An edge list with isolated nodes at the end.
+    let mut edges = String::from("# an edge list\n");
+    for u in 0..300u64 {
+        for _ in 0..rng.below(4) {
+            edges.push_str(&format!("{u} {}\n", u + 1 + rng.below(40)));
+        }
+    }
+    let list = write_file(d, "edges.tsv", edges.as_bytes());
+    let flags = ["--format", "edges", "--nodes", "400"];
+    let idx = index(d, "edges.grundy", &list, &flags);
+    assert_same(&list, &idx, &queries(d, &mut rng, 400, 100), &flags, &[]);
+    // A loopy game.
+    let loopy = gen("loopy.txt", &["-n", "500", "--back-edges", "0.2", "-q", "80", "--seed", "9"]);
+    let idx = index(d, "loopy.grundy", &loopy, &["--loopy"]);
+    assert_same(&loopy, &idx, &queries(d, &mut rng, 500, 200), &[], &["--loopy"]);
+    // 64-bit offsets (the limit lowered, as for a case of more than 2^32 edges).
+    let wide = gen("wide.txt", &["-n", "300", "--edges", "2000", "-q", "40"]);
+    let out = d.join("wide.grundy");
+    let status = crate::util::grundy()
+        .args(["index", s(&wide), "-o", s(&out)])
+        .env("GRUNDY_NARROW_EDGES", "100")
+        .status()
+        .expect("runs");
+    assert!(status.success());
+    assert_eq!(stats_json(&out, &[])["total"]["offset_bits"], 64);
+    assert_same(&wide, &out, &queries(d, &mut rng, 300, 100), &[], &[]);
+}
+
+#[test]
+fn indexes_are_made_from_stdin_and_compressed_inputs() {
+    use std::io::Write;
+    let dir = tempdir();
+    let d = dir.path();
+    let input = d.join("g.txt");
+    run(&["generate", "-n", "2000", "--edges", "9000", "-q", "100", "-o", s(&input)], None).ok();
+    let text = std::fs::read(&input).expect("read");
+    let from_file = std::fs::read(index(d, "a.grundy", &input, &[])).expect("index");
+    let out = d.join("b.grundy");
+    run(&["index", "-", "-o", s(&out)], Some(&text)).ok();
+    assert_eq!(std::fs::read(&out).expect("index"), from_file, "stdin");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&text).expect("gzip");
+    let packed = write_file(d, "g.txt.gz", &gz.finish().expect("gzip"));
+    assert_eq!(
+        std::fs::read(index(d, "c.grundy", &packed, &[])).expect("index"),
+        from_file,
+        "gzip"
+    );
+    // An index read from a pipe is copied where it is not aligned, and answers the same.
+    let q = write_file(d, "q.txt", b"1 0\n2 5 7\n3 1 2 3\n");
+    let piped = run(&["query", "-", s(&q)], Some(&from_file)).ok();
+    assert_eq!(piped, run(&["query", s(&input), s(&q)], None).ok());
+}
+
+/// Sections of an index by an independent reading of docs/INDEX.md's table: (offset, bytes).
+fn sections(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let u64_at =
+        |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) as usize;
+    let footer = bytes.len() - 64;
+    let (table, count) = (u64_at(footer), u64_at(footer + 8));
+    (0..count)
+        .map(|i| {
+            let entry = table + 40 * i;
+            let width = u16::from_le_bytes([bytes[entry + 6], bytes[entry + 7]]) as usize;
+            (u64_at(entry + 8), u64_at(entry + 16) * width)
+        })
+        .collect()
+}
+
+#[test]
+fn every_damaged_index_is_refused_with_one_error_line() {
+    let dir = tempdir();
+    let d = dir.path();
+    let mut rng = Rng::new(7);
+    let cases: Vec<_> = (0..2).map(|_| random_case(&mut rng, 200, 6, 20, 4)).collect();
+    let input = write_file(d, "game.txt", &write_messy(&mut rng, &cases, false));
+    let good = std::fs::read(index(d, "good.grundy", &input, &[])).expect("index");
+    let out = d.join("out.csv");
+    let refused = |bytes: &[u8], what: &str| {
+        let bad = write_file(d, "bad.grundy", bytes);
+        for command in ["values", "stats"] {
+            let mut args = vec![command, s(&bad)];
+            if command == "values" {
+                args.extend_from_slice(&["-o", s(&out)]);
+            }
+            let r = run(&args, None);
+            assert_eq!(r.code, 1, "{what}: {command} exit {}: {}", r.code, r.stderr);
+            let line = r.error_line();
+            assert!(line.starts_with(&format!("error: {}", s(&bad))), "{what}: {line}");
+            assert!(!out.exists(), "{what}: no output file");
+        }
+    };
+    let len = good.len();
+    // (An empty file is a text input of no case; a cut inside the signature reads as bad text.)
+    for cut in [1, 7, 8, 9, 63, 64, 65, 127, 128, len / 3, len / 2, len - 65, len - 64, len - 1] {
+        refused(&good[..cut], &format!("cut at {cut}"));
+    }
+    let mut longer = good.clone();
+    longer.extend_from_slice(b"\n");
+    refused(&longer, "a byte appended");
+    let flip = |at: usize, what: &str| {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        refused(&bad, what);
+    };
+    let found = sections(&good);
+    assert_eq!(found.len(), 2 * 5, "offsets, targets, values, levels, record per case");
+    for (k, &(offset, bytes)) in found.iter().enumerate() {
+        if bytes > 0 {
+            for at in [offset, offset + bytes / 2, offset + bytes - 1] {
+                flip(at, &format!("section {k}, byte {at}"));
+            }
+        }
+    }
+    let footer = len - 64;
+    let table = u64::from_le_bytes(good[footer..footer + 8].try_into().expect("8 bytes")) as usize;
+    for at in [table, table + 7, footer - 1, footer, footer + 40, len - 1] {
+        flip(at, &format!("table or footer, byte {at}"));
+    }
+    flip(1, "the signature");
+    let mut version = good.clone();
+    version[8] = 2;
+    let bad = write_file(d, "v2.grundy", &version);
+    let line = run(&["values", s(&bad)], None).error_line();
+    assert!(line.contains("index version 2, and this grundy reads version 1"), "{line}");
+    // A query reads what it needs: a damaged value is refused there too.
+    let mut bad = good.clone();
+    bad[found[2].0] ^= 1;
+    let bad = write_file(d, "q.grundy", &bad);
+    let q = write_file(d, "q.txt", b"1 0\n");
+    assert!(run(&["query", s(&bad), s(&q)], None).error_line().contains("checksum of its values"));
+}
+
+#[test]
+fn flags_for_text_inputs_and_clusters_are_refused_with_an_index() {
+    let dir = tempdir();
+    let d = dir.path();
+    let input = write_file(d, "g.txt", b"3\n1 1\n1 2\n0\n1 0\n");
+    let idx = index(d, "g.grundy", &input, &[]);
+    let q = write_file(d, "q.txt", b"1 0\n");
+    let usage = |args: &[&str], says: &str| {
+        let r = run(args, None);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(says), "{args:?}: {}", r.stderr);
+    };
+    usage(&["values", s(&idx), "--format", "sums"], "drop --format");
+    usage(&["values", s(&idx), "--loopy"], "drop --loopy");
+    usage(&["query", s(&idx), s(&q), "--format", "edges"], "drop --format and --nodes");
+    usage(&["solve", s(&idx)], "grundy query");
+    usage(&["index", s(&idx), "-o", s(&d.join("again.grundy"))], "is an index already");
+    #[cfg(feature = "cluster")]
+    usage(&["query", s(&idx), s(&q), "--processes", "2"], "read on one process");
+    let loopy = index(d, "l.grundy", &input, &["--loopy"]);
+    usage(&["stats", s(&loopy)], "add --loopy");
+    // A cycle: no index at all.
+    let cyclic = write_file(d, "c.txt", b"2\n1 1\n1 0\n");
+    let out = d.join("c.grundy");
+    let line = run(&["index", s(&cyclic), "-o", s(&out)], None).error_line();
+    assert!(line.contains("cycle"), "{line}");
+    assert!(!out.exists());
+}
