@@ -50,6 +50,17 @@ impl Values {
         positions.iter().fold(0, |acc, &p| acc ^ self.get(p))
     }
 
+    /// Hints that the value of `v` will be read soon ([`crate::io::memory::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, v: u32) {
+        use crate::io::memory::prefetch;
+        match &self.0 {
+            Ints::U8(s) => prefetch(s, v as usize),
+            Ints::U16(s) => prefetch(s, v as usize),
+            Ints::U32(s) => prefetch(s, v as usize),
+        }
+    }
+
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.0.len()

@@ -220,9 +220,26 @@ impl<'a> CaseReader<'a> {
     /// Goes through the rest of the current case's queries: `answer(query_number, positions,
     /// bufs)` fills buffers (in parallel on the parallel path), `flush(bufs)` writes them, in
     /// input order. Returns the number of queries.
-    pub fn queries<A, W>(&mut self, answer: A, mut flush: W) -> Result<u64, Error>
+    pub fn queries<A, W>(&mut self, answer: A, flush: W) -> Result<u64, Error>
     where
         A: Fn(u64, &[u32], &mut Bufs) + Sync,
+        W: FnMut(&Bufs) -> Result<(), Error>,
+    {
+        self.queries_ahead(answer, None::<&fn(&[u32], usize)>, flush)
+    }
+
+    /// [`CaseReader::queries`], with `ahead` starting the reads of later answers on the
+    /// parallel path ([`answer::answer_batch_ahead`]); the sequential path reads one query at
+    /// a time and has none to start.
+    pub fn queries_ahead<A, H, W>(
+        &mut self,
+        answer: A,
+        ahead: Option<&H>,
+        mut flush: W,
+    ) -> Result<u64, Error>
+    where
+        A: Fn(u64, &[u32], &mut Bufs) + Sync,
+        H: Fn(&[u32], usize) + Sync,
         W: FnMut(&Bufs) -> Result<(), Error>,
     {
         let mut bufs = Bufs::default();
@@ -256,7 +273,7 @@ impl<'a> CaseReader<'a> {
             }
             Inner::Parallel(r) => {
                 while let Some(batch) = r.next_queries().map_err(|e| error(self.input, e))? {
-                    answer::answer_batch(&batch, &mut bufs, &answer);
+                    answer::answer_batch_ahead(&batch, &mut bufs, &answer, ahead);
                     count += batch.len() as u64;
                     flush(&bufs)?;
                     bufs.clear();

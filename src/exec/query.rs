@@ -2,6 +2,7 @@
 //! file, as CSV rows with a winning move for each WIN.
 
 use super::{CaseReader, Exec};
+use crate::answer;
 use crate::error::Error;
 use crate::eval::Values;
 use crate::graph::GameGraph;
@@ -69,7 +70,10 @@ fn answer_all(
 ) -> Result<(), Error> {
     let nodes = graph.node_count() as u32;
     let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
-    let answered = reader.queries(
+    // Winning moves are random reads of a graph far larger than the caches: started ahead.
+    let ahead = |positions: &[u32], stage| answer::prefetch_move(graph, values, positions, stage);
+    let ahead = (columns.wants_move() && !loopy).then_some(&ahead);
+    let answered = reader.queries_ahead(
         |number, positions, bufs| {
             let (at, game) = ((1, number), (graph, values));
             if loopy {
@@ -78,6 +82,7 @@ fn answer_all(
                 report::push_query_row(&mut bufs.main, columns, at, positions, game);
             }
         },
+        ahead,
         |bufs| {
             out.put(&bufs.main)?;
             Ok(stop_if_all_closed(&[&*out])?)

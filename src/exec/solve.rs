@@ -61,7 +61,10 @@ pub fn solve(
                 };
                 bufs.main.extend_from_slice(outcome.line());
             };
-            reader.queries(answer, flush)?;
+            let (graph, values) = (&case.graph, &case.values);
+            let ahead =
+                |positions: &[u32], stage| answer::prefetch_move(graph, values, positions, stage);
+            reader.queries_ahead(answer, with_report.then_some(&ahead), flush)?;
         }
     }
     Ok(())

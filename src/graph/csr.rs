@@ -215,6 +215,19 @@ impl<O: Offset> Csr<O> {
         (self.offsets[v + 1] - self.offsets[v]).index() as u32
     }
 
+    /// Starts reading what a search of `v`'s moves reads, in steps ([`crate::answer::AHEAD`]):
+    /// its list bounds (`stage` 1), its list (2), and at 3 gives the list (for its followers'
+    /// values). Each step reads what the one before brought into cache.
+    #[inline]
+    pub fn prefetch_moves(&self, v: u32, stage: usize) -> Option<&[u32]> {
+        match stage {
+            1 => prefetch(&self.offsets, v as usize),
+            2 => prefetch(&self.targets, self.offsets[v as usize].index()),
+            _ => return Some(self.successors(v)),
+        }
+        None
+    }
+
     /// Takes the graph apart into its offsets and targets.
     pub fn into_parts(self) -> (Vec<O>, Vec<u32>) {
         (self.offsets.into_vec(), self.targets.into_vec())
