@@ -241,6 +241,15 @@ pub fn prefetch_move(graph: &GameGraph, values: &Values, positions: &[u32], stag
     }
 }
 
+/// Starts reading the values of tokens on `positions`, at the first of [`AHEAD`]'s stages
+/// only: what an outcome without a move reads.
+#[inline]
+pub fn prefetch_values(values: &Values, positions: &[u32], stage: usize) {
+    if stage == 0 {
+        positions.iter().for_each(|&p| values.prefetch(p));
+    }
+}
+
 /// Answers the queries of `batch` in parallel with `answer(query_number, positions, bufs)`
 /// (query numbers are 1-based within the case) and appends the results to `out` in input
 /// order. The batch's positions are nodes (the reader checked them).

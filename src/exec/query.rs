@@ -71,8 +71,12 @@ fn answer_all(
     let nodes = graph.node_count() as u32;
     let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
     // Winning moves are random reads of a graph far larger than the caches: started ahead.
-    let ahead = |positions: &[u32], stage| answer::prefetch_move(graph, values, positions, stage);
-    let ahead = (columns.wants_move() && !loopy).then_some(&ahead);
+    let moves = columns.wants_move();
+    let ahead = |positions: &[u32], stage| match moves {
+        true => answer::prefetch_move(graph, values, positions, stage),
+        false => answer::prefetch_values(values, positions, stage),
+    };
+    let ahead = (!loopy).then_some(&ahead);
     let answered = reader.queries_ahead(
         |number, positions, bufs| {
             let (at, game) = ((1, number), (graph, values));
