@@ -21,6 +21,10 @@
 //! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
 //! 8. [`report`]: CSV rows (their [`report::Columns`]) and statistics.
 //!
+//! An [`index`] file is a game solved once: written after stage 5, read back in place of
+//! stages 1-5 (its arrays mapped, not copied: [`io::store`]), so `query`, `values` and `stats`
+//! answer from it with the same stages 6-8.
+//!
 //! With the `cluster` feature (on by default), `cluster` runs `solve`, `values` and `query`
 //! across processes and machines on timely-dataflow: connections that prove the run's secret
 //! and identity, shares cut by weight, values settled by messages and pointer jumping.
