@@ -255,8 +255,11 @@ impl Placed {
         // In ticks of sources, so the progress report costs nothing per node.
         let mut since = 0;
         let mut j = 0;
+        // The list bounds as one slice, read once: through the graph each node's degree
+        // reloaded them after every store (46M more bounds checks on m1).
+        let offsets = graph.offsets();
         for v in sources {
-            let end = j + graph.out_degree(v) as usize;
+            let end = j + (offsets[v as usize + 1] - offsets[v as usize]).index();
             for &t in &edges[j..end] {
                 let b = (t >> shift) as usize;
                 if heavy_at[b] != LIGHT {
