@@ -76,4 +76,35 @@ mod tests {
             }
         }
     }
+
+    /// A section of a kind this version does not know (a later grundy's column) is skipped:
+    /// the index reads as it reads without it.
+    #[test]
+    fn sections_of_unknown_kinds_are_skipped() {
+        use crate::eval::Values;
+        use crate::graph::{Csr, GameGraph};
+        let graph =
+            GameGraph::Chess(Csr::from_lists(&[vec![1u32, 2], vec![2], vec![]]).expect("csr"));
+        let values = Values::from_vec(vec![2, 1, 0]);
+        let write = |extra: bool| {
+            let mut out = Vec::new();
+            let mut writer = super::Writer::new(&mut out, 0, false).expect("head");
+            if extra {
+                writer.numbered(99, &[7u32, 7, 7]).expect("extra");
+            }
+            let levels = [2, 1, 0];
+            let case = super::CaseParts {
+                graph: &graph,
+                values: &values,
+                levels: Some(&levels),
+                outcomes: (0, 0, 0),
+            };
+            writer.case(&case).expect("case");
+            writer.finish().expect("end");
+            out
+        };
+        let (plain, extended) = (write(false), write(true));
+        assert_ne!(plain, extended);
+        assert_eq!(rows(extended).expect("read"), rows(plain).expect("read"));
+    }
 }

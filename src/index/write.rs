@@ -113,11 +113,17 @@ impl<'o, P: Put> Writer<'o, P> {
 
     /// Writes `values` as a section of the current case, aligned.
     fn section<T: Plain>(&mut self, kind: Kind, values: &[T]) -> Result<(), IoError> {
+        self.numbered(kind as u16, values)
+    }
+
+    /// Writes `values` as a section of kind number `kind` of the current case (a kind this
+    /// version does not know, in tests: readers must skip it).
+    pub(crate) fn numbered<T: Plain>(&mut self, kind: u16, values: &[T]) -> Result<(), IoError> {
         self.pad()?;
         let bytes = format::as_bytes(values);
         self.entries.push(Entry {
             case: self.cases,
-            kind: kind as u16,
+            kind,
             width: std::mem::size_of::<T>() as u16,
             offset: self.at,
             count: values.len() as u64,
