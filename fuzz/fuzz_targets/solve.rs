@@ -8,7 +8,7 @@
 
 use grundy::Format;
 use grundy::exec::{self, Exec};
-use grundy::report::Columns;
+use grundy::report::{Columns, Csv};
 use grundy::Input;
 use std::sync::OnceLock;
 
@@ -19,13 +19,15 @@ type Outcome = (Vec<u8>, Vec<u8>, Option<String>);
 
 fn solve_with(input: &Input, exec: Exec, (format, loopy): (Format, bool)) -> Outcome {
     let (mut out, mut report) = (Vec::new(), Vec::new());
-    let result = exec::solve(input, (exec, format, loopy), &mut out, Some(&mut report), &());
+    let mut rows = Csv::new(&mut report);
+    let result = exec::solve(input, (exec, format, loopy), &mut out, Some(&mut rows), &());
     (out, report, result.err().map(|e| e.to_string()))
 }
 
 fn query_with(graph: &Input, queries: &Input, exec: Exec, how: (Format, bool)) -> Outcome {
     let mut out = Vec::new();
-    let result = exec::query(graph, queries, (exec, how.0, how.1), &Columns::query(), &mut out, &());
+    let how = (exec, how.0, how.1);
+    let result = exec::query(graph, queries, how, &Columns::query(), &mut Csv::new(&mut out), &());
     (out, Vec::new(), result.err().map(|e| e.to_string()))
 }
 
