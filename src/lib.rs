@@ -19,7 +19,8 @@
 //! 6. [`exec`]: the case loop (read, order, evaluate, then the queries), on the sequential
 //!    or the parallel path, and the whole-file runs of `solve`, `query`, `values` and `stats`.
 //! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
-//! 8. [`report`]: CSV rows (their [`report::Columns`]) and statistics.
+//! 8. [`report`]: rows through one sink trait ([`report::RowSink`]): CSV (their
+//!    [`report::Columns`]), and with the `columnar` feature Parquet and Arrow IPC; statistics.
 //!
 //! With the `cluster` feature (on by default), `cluster` runs `solve`, `values` and `query`
 //! across processes and machines on timely-dataflow: connections that prove the run's secret

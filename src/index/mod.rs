@@ -1,6 +1,6 @@
 //! The solved game as a file: `grundy index` writes each case's graph, values and levels once,
 //! and `query`, `values` and `stats` read them back by a memory map instead of solving the
-//! game again. The layout is docs/INDEX.md's ([`format`]); [`write`] writes it as cases are
+//! game again. The layout is docs/INDEX.md's ([`mod@format`]); [`mod@write`] writes it as cases are
 //! solved, [`read`] opens and checks it.
 //!
 //! A case read from an index is the same [`crate::graph::GameGraph`] and

@@ -1,5 +1,5 @@
 //! Arrow IPC files of rows (the file format, also known as Feather v2): [`Arrow`], the
-//! encoder a [`Columnar`](super::columnar::Columnar) sink writes batches through
+//! encoder a [`Columnar`] sink writes batches through
 //! (arrow-ipc's `FileWriter`).
 //!
 //! Uncompressed, so that a reader can map the file and use its buffers in place: the format
@@ -67,7 +67,12 @@ impl<W: Write + Send> Encoder<W> for Arrow<W> {
         self.writer.finish().map_err(|e| e.to_string())
     }
 
-    fn out(&mut self) -> &mut W {
+    fn output(&self) -> &W {
+        self.writer.get_ref()
+    }
+
+    fn output_mut(&mut self) -> &mut W {
+        // Only to take the error the output kept; nothing is written through it.
         self.writer.get_mut()
     }
 }

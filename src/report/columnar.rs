@@ -53,8 +53,11 @@ pub trait Encoder<W: Write + Send>: Sized {
     /// Writes what is buffered and the file's footer.
     fn finish(&mut self) -> Result<(), String>;
 
-    /// The output, for the error it kept and whether it is closed.
-    fn out(&mut self) -> &mut W;
+    /// The output, for whether it is closed.
+    fn output(&self) -> &W;
+
+    /// The output, for the error it kept.
+    fn output_mut(&mut self) -> &mut W;
 }
 
 /// A [`Put`] as an [`io::Write`] for the encoders, which wrap an error of the writer into
@@ -132,7 +135,7 @@ impl<'a, P: Put + Send, E: Encoder<Bytes<'a, P>>> Columnar<'a, P, E> {
             Ok(()) => return Ok(()),
             Err(message) => message,
         };
-        match self.started.as_mut().and_then(|(_, e)| e.out().failed.take()) {
+        match self.started.as_mut().and_then(|(_, e)| e.output_mut().failed.take()) {
             Some(io) => Err(Error::Io(io)),
             None => Err(self.error(message)),
         }
@@ -187,11 +190,10 @@ impl<'a, P: Put + Send, E: Encoder<Bytes<'a, P>>> RowSink for Columnar<'a, P, E>
     }
 
     fn is_closed(&self) -> bool {
-        match &self.out {
-            Some(out) => out.is_closed(),
-            // The encoder holds the output; a closed pipe drops what is written to it, and
-            // the run stops at the next check of the plain outputs, or at its end.
-            None => false,
+        match (&self.out, &self.started) {
+            (Some(out), _) => out.is_closed(),
+            (None, Some((_, encoder))) => encoder.output().out.is_closed(),
+            (None, None) => false,
         }
     }
 }

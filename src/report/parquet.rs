@@ -1,4 +1,4 @@
-//! Parquet files of rows: [`Parquet`], the encoder a [`Columnar`](super::columnar::Columnar)
+//! Parquet files of rows: [`Parquet`], the encoder a [`Columnar`]
 //! sink writes batches through.
 //!
 //! zstd (level 1: the codec's fastest, which still makes `values` rows a tenth of their
@@ -96,13 +96,16 @@ impl<W: Write + Send> Parquet<W> {
         };
         // One leaf per column: the schemas have no struct, and a list of u32 is one leaf.
         let fields = self.schema.fields();
-        writers.par_iter_mut().enumerate().try_for_each(|(i, writer)| {
-            for leaf in compute_leaves(&fields[i], batch.column(i))? {
-                writer.write(&leaf)?;
-            }
-            Ok::<(), ParquetError>(())
-        })
-        .map_err(text)?;
+        writers
+            .par_iter_mut()
+            .enumerate()
+            .try_for_each(|(i, writer)| {
+                for leaf in compute_leaves(&fields[i], batch.column(i))? {
+                    writer.write(&leaf)?;
+                }
+                Ok::<(), ParquetError>(())
+            })
+            .map_err(text)?;
         *rows += batch.num_rows();
         Ok(())
     }
@@ -139,7 +142,11 @@ impl<W: Write + Send> Encoder<W> for Parquet<W> {
         self.file.finish().map(|_| ()).map_err(text)
     }
 
-    fn out(&mut self) -> &mut W {
+    fn output(&self) -> &W {
+        self.file.inner()
+    }
+
+    fn output_mut(&mut self) -> &mut W {
         // Only to take the error the output kept; nothing is written through it.
         self.file.inner_mut()
     }
