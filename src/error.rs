@@ -50,6 +50,16 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A Parquet or Arrow IPC output could not be encoded (its writes failing are `Io`).
+    #[error("{path}: cannot write {format}: {message}")]
+    Columnar {
+        /// The output file or `<stdout>`.
+        path: String,
+        /// `parquet` or `arrow`.
+        format: &'static str,
+        /// What the encoder said.
+        message: String,
+    },
     /// The graph file of `grundy query` holds no case, so there is no graph to query.
     #[error("{path}: holds no case, so there is no graph to query")]
     NoGraph {

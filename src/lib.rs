@@ -19,7 +19,8 @@
 //! 6. [`exec`]: the case loop (read, order, evaluate, then the queries), on the sequential
 //!    or the parallel path, and the whole-file runs of `solve`, `query`, `values` and `stats`.
 //! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
-//! 8. [`report`]: CSV rows (their [`report::Columns`]) and statistics.
+//! 8. [`report`]: rows through one sink trait ([`report::RowSink`]): CSV (their
+//!    [`report::Columns`]), and with the `columnar` feature Parquet and Arrow IPC; statistics.
 //!
 //! An [`index`] file is a game solved once: written after stage 5, read back in place of
 //! stages 1-5 (its arrays mapped, not copied: [`io::store`]), so `query`, `values` and `stats`

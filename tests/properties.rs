@@ -4,7 +4,7 @@
 //! wins, and `values` then `query` agree with `solve`.
 
 use grundy::exec::{self, Exec};
-use grundy::report::Columns;
+use grundy::report::{Columns, Csv};
 use grundy::Format;
 use grundy::Input;
 use proptest::prelude::*;
@@ -133,7 +133,8 @@ fn run_solve(text: &str, format: Format, threads: usize) -> (String, String) {
     let input = Input::from_bytes("<prop>", text.as_bytes().to_vec());
     let (mut out, mut report) = (Vec::new(), Vec::new());
     in_pool(threads, || {
-        exec::solve(&input, (exec_of(threads), format, false), &mut out, Some(&mut report), &())
+        let mut rows = Csv::new(&mut report);
+        exec::solve(&input, (exec_of(threads), format, false), &mut out, Some(&mut rows), &())
     })
     .unwrap();
     (String::from_utf8(out).unwrap(), String::from_utf8(report).unwrap())
@@ -217,7 +218,7 @@ proptest! {
         let queries = Input::from_bytes("<queries>", game.query_file().into_bytes());
         let mut out = Vec::new();
         in_pool(2, || {
-            exec::query(&input, &queries, (exec_of(2), Format::Chess, false), &Columns::query(), &mut out, &())
+            exec::query(&input, &queries, (exec_of(2), Format::Chess, false), &Columns::query(), &mut Csv::new(&mut out), &())
         }).unwrap();
         let results: String = String::from_utf8(out).unwrap().lines().skip(1)
             .map(|row| format!("{}\n", row.split(',').nth(3).unwrap())).collect();

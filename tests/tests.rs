@@ -6,6 +6,7 @@ mod check_columns;
 mod cluster;
 #[cfg(feature = "cluster")]
 mod cluster_trust;
+mod columnar;
 mod errors;
 mod formats;
 mod games;

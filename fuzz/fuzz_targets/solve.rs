@@ -10,7 +10,7 @@
 
 use grundy::Format;
 use grundy::exec::{self, Exec};
-use grundy::report::Columns;
+use grundy::report::{Columns, Csv};
 use grundy::Input;
 use std::sync::OnceLock;
 
@@ -21,13 +21,15 @@ type Outcome = (Vec<u8>, Vec<u8>, Option<String>);
 
 fn solve_with(input: &Input, exec: Exec, (format, loopy): (Format, bool)) -> Outcome {
     let (mut out, mut report) = (Vec::new(), Vec::new());
-    let result = exec::solve(input, (exec, format, loopy), &mut out, Some(&mut report), &());
+    let mut rows = Csv::new(&mut report);
+    let result = exec::solve(input, (exec, format, loopy), &mut out, Some(&mut rows), &());
     (out, report, result.err().map(|e| e.to_string()))
 }
 
 fn query_with(graph: &Input, queries: &Input, exec: Exec, how: (Format, bool)) -> Outcome {
     let mut out = Vec::new();
-    let result = exec::query(graph, queries, (exec, how.0, how.1), &Columns::query(), &mut out, &());
+    let how = (exec, how.0, how.1);
+    let result = exec::query(graph, queries, how, &Columns::query(), &mut Csv::new(&mut out), &());
     (out, Vec::new(), result.err().map(|e| e.to_string()))
 }
 
@@ -93,7 +95,7 @@ fn index_values(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     let input = Input::from_bytes("<index>", bytes);
     let index = grundy::index::Index::open(&input, true).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    exec::values_of_index(&index, Exec::Sequential, &mut out, &()).map_err(|e| e.to_string())?;
+    exec::values_of_index(&index, Exec::Sequential, &mut Csv::new(&mut out), &()).map_err(|e| e.to_string())?;
     Ok(out)
 }
 

@@ -179,31 +179,59 @@ pub fn loopy_answer_of(
     }
 }
 
-/// The output buffers of answered queries: the main output and an optional report.
-#[derive(Debug, Default, Clone)]
-pub struct Bufs {
-    /// The command's main output (judge lines, or CSV rows).
-    pub main: Vec<u8>,
-    /// A second output (the `--report` CSV rows), empty when not asked for.
-    pub report: Vec<u8>,
+/// Answered queries' rows held until they are written, as one output format holds them
+/// (CSV bytes, or typed columns: `report`'s pieces): the rows of a parallel piece, or of a
+/// batch of pieces appended in order.
+pub trait Piece: Default + Send {
+    /// Appends `other`'s rows after this piece's.
+    fn append(&mut self, other: &Self);
+    /// Empties the piece, keeping its memory.
+    fn clear(&mut self);
+    /// About how many bytes the piece holds (when to write it).
+    fn bytes(&self) -> usize;
 }
 
-impl Bufs {
-    /// Appends `other`'s bytes.
-    pub fn append(&mut self, other: &Bufs) {
+/// Rows as CSV bytes (and judge lines): a row is formatted as it is answered.
+impl Piece for Vec<u8> {
+    fn append(&mut self, other: &Vec<u8>) {
+        self.extend_from_slice(other);
+    }
+
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+
+    fn bytes(&self) -> usize {
+        self.len()
+    }
+}
+
+/// The output buffers of answered queries: judge lines, and rows held as the rows' format
+/// holds them (`R`: CSV bytes, or columns; see [`crate::report::Piece`]).
+#[derive(Debug, Default, Clone)]
+pub struct Bufs<R = Vec<u8>> {
+    /// Judge lines (`solve`'s WIN and LOSE), empty for `query`.
+    pub main: Vec<u8>,
+    /// Rows (`query`'s, or `solve --report`'s), empty when not asked for.
+    pub rows: R,
+}
+
+impl<R: Piece> Bufs<R> {
+    /// Appends `other`'s lines and rows.
+    pub fn append(&mut self, other: &Bufs<R>) {
         self.main.extend_from_slice(&other.main);
-        self.report.extend_from_slice(&other.report);
+        self.rows.append(&other.rows);
     }
 
     /// Empties both buffers.
     pub fn clear(&mut self) {
         self.main.clear();
-        self.report.clear();
+        self.rows.clear();
     }
 
-    /// Bytes held.
+    /// Bytes held (about, for columns).
     pub fn len(&self) -> usize {
-        self.main.len() + self.report.len()
+        self.main.len() + self.rows.bytes()
     }
 
     /// True when nothing is held.
@@ -253,27 +281,27 @@ pub fn prefetch_values(values: &Values, positions: &[u32], stage: usize) {
 /// Answers the queries of `batch` in parallel with `answer(query_number, positions, bufs)`
 /// (query numbers are 1-based within the case) and appends the results to `out` in input
 /// order. The batch's positions are nodes (the reader checked them).
-pub fn answer_batch<F>(batch: &QueryBatch<'_>, out: &mut Bufs, answer: F)
+pub fn answer_batch<R: Piece, F>(batch: &QueryBatch<'_>, out: &mut Bufs<R>, answer: F)
 where
-    F: Fn(u64, &[u32], &mut Bufs) + Sync,
+    F: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
 {
     answer_batch_ahead(batch, out, answer, None::<&fn(&[u32], usize)>)
 }
 
 /// [`answer_batch`], calling `ahead(positions, stage)` on the query [`AHEAD`]`[stage]` places
 /// after each one answered, so that the reads of later answers overlap ([`prefetch_move`]).
-pub fn answer_batch_ahead<F, H>(
+pub fn answer_batch_ahead<R: Piece, F, H>(
     batch: &QueryBatch<'_>,
-    out: &mut Bufs,
+    out: &mut Bufs<R>,
     answer: F,
     ahead: Option<&H>,
 ) where
-    F: Fn(u64, &[u32], &mut Bufs) + Sync,
+    F: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
     H: Fn(&[u32], usize) + Sync,
 {
     let threads = rayon::current_num_threads();
     let piece = batch.len().div_ceil(threads * PIECES_PER_THREAD).max(1);
-    let pieces: Vec<Bufs> = (0..batch.len().div_ceil(piece))
+    let pieces: Vec<Bufs<R>> = (0..batch.len().div_ceil(piece))
         .into_par_iter()
         .map(|p| {
             let mut bufs = Bufs::default();

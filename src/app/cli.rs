@@ -143,6 +143,28 @@ pub enum FormatName {
     Edges,
 }
 
+/// The formats of rows, as `--output-format` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormatName {
+    /// Comma-separated text with a header line.
+    Csv,
+    /// Apache Parquet, zstd-compressed, typed columns (the `columnar` feature).
+    Parquet,
+    /// Arrow IPC, the file format, uncompressed (the `columnar` feature).
+    Arrow,
+}
+
+impl From<OutputFormatName> for grundy::report::FileFormat {
+    fn from(name: OutputFormatName) -> grundy::report::FileFormat {
+        use grundy::report::FileFormat;
+        match name {
+            OutputFormatName::Csv => FileFormat::Csv,
+            OutputFormatName::Parquet => FileFormat::Parquet,
+            OutputFormatName::Arrow => FileFormat::Arrow,
+        }
+    }
+}
+
 /// How the graph file is written: the flags every reading command shares.
 #[derive(Debug, Clone, clap::Args)]
 pub struct FormatArgs {
@@ -198,10 +220,14 @@ pub struct SolveArgs {
     /// How the input is written.
     #[command(flatten)]
     pub format: SolveFormatArgs,
-    /// Also write a CSV report, one row per query:
-    /// case,query,positions,nim_sum,result,move_from,move_to.
+    /// Also write a report, one row per query:
+    /// case,query,positions,nim_sum,result,move_from,move_to (CSV; Parquet or Arrow IPC for
+    /// a path ending in .parquet or .arrow, or with --output-format).
     #[arg(long, value_name = "CSV")]
     pub report: Option<PathBuf>,
+    /// The report's format [default: by the extension of --report, else csv].
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "report")]
+    pub output_format: Option<OutputFormatName>,
     /// Allow cycles and self-loops: generalized Sprague-Grundy values (finite or inf), and
     /// WIN, LOSE or DRAW (infinite play) per query. The chess format only (not sums).
     #[arg(long)]
@@ -294,9 +320,13 @@ pub struct ValuesArgs {
     #[command(flatten)]
     pub index: IndexReadArgs,
     /// Output CSV (written whole or not at all); default stdout. Columns:
-    /// case,node,grundy,level,out_degree.
+    /// case,node,grundy,level,out_degree. A path ending in .parquet or .arrow is written as
+    /// Parquet or Arrow IPC.
     #[arg(long, short = 'o', value_name = "CSV")]
     pub output: Option<PathBuf>,
+    /// The output's format [default: by the extension of -o, else csv].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormatName>,
 }
 
 /// Arguments of `grundy query`.
@@ -320,9 +350,13 @@ pub struct QueryArgs {
     #[command(flatten)]
     pub index: IndexReadArgs,
     /// Output CSV (written whole or not at all); default stdout. Columns:
-    /// query,positions,nim_sum,result,move_from,move_to.
+    /// query,positions,nim_sum,result,move_from,move_to. A path ending in .parquet or .arrow
+    /// is written as Parquet or Arrow IPC.
     #[arg(long, short = 'o', value_name = "CSV")]
     pub output: Option<PathBuf>,
+    /// The output's format [default: by the extension of -o, else csv].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormatName>,
     /// The columns to write, comma-separated, in the order given (e.g. `result` or
     /// `query,result`); without move_from and move_to no winning move is searched for.
     #[arg(long, value_name = "LIST")]

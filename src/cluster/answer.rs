@@ -259,7 +259,8 @@ mod tests {
             let input = Arc::new(Input::from_bytes("g.txt", text.into_bytes()));
             let (mut lines, mut report) = (Vec::new(), Vec::new());
             let how = (Exec::Sequential, Format::Chess, false);
-            exec::solve(&input, how, &mut lines, Some(&mut report), &()).unwrap();
+            let mut rows = crate::report::Csv::new(&mut report);
+            exec::solve(&input, how, &mut lines, Some(&mut rows), &()).unwrap();
             let header = Columns::solve().header();
             let cluster_input = Arc::clone(&input);
             let answered = crate::cluster::bsp::on_workers(workers, move |bsp| {

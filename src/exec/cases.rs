@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use super::Exec;
-use crate::answer::{self, Bufs};
+use crate::answer::{self, Bufs, Piece};
 use crate::error::Error;
 use crate::eval::Values;
 use crate::eval::{self, Evaluated, Labelled, StageTimes};
@@ -219,11 +219,13 @@ impl<'a> CaseReader<'a> {
 
     /// Goes through the rest of the current case's queries: `answer(query_number, positions,
     /// bufs)` fills buffers (in parallel on the parallel path), `flush(bufs)` writes them, in
-    /// input order. Returns the number of queries.
-    pub fn queries<A, W>(&mut self, answer: A, flush: W) -> Result<u64, Error>
+    /// input order; rows are held in `R` (CSV bytes, or a columnar sink's columns). Returns
+    /// the number of queries.
+    pub fn queries<R, A, W>(&mut self, answer: A, flush: W) -> Result<u64, Error>
     where
-        A: Fn(u64, &[u32], &mut Bufs) + Sync,
-        W: FnMut(&Bufs) -> Result<(), Error>,
+        R: Piece,
+        A: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
+        W: FnMut(&Bufs<R>) -> Result<(), Error>,
     {
         self.queries_ahead(answer, None::<&fn(&[u32], usize)>, flush)
     }
@@ -231,18 +233,19 @@ impl<'a> CaseReader<'a> {
     /// [`CaseReader::queries`], with `ahead` starting the reads of later answers on the
     /// parallel path ([`answer::answer_batch_ahead`]); the sequential path reads one query at
     /// a time and has none to start.
-    pub fn queries_ahead<A, H, W>(
+    pub fn queries_ahead<R, A, H, W>(
         &mut self,
         answer: A,
         ahead: Option<&H>,
         mut flush: W,
     ) -> Result<u64, Error>
     where
-        A: Fn(u64, &[u32], &mut Bufs) + Sync,
+        R: Piece,
+        A: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
         H: Fn(&[u32], usize) + Sync,
-        W: FnMut(&Bufs) -> Result<(), Error>,
+        W: FnMut(&Bufs<R>) -> Result<(), Error>,
     {
-        let mut bufs = Bufs::default();
+        let mut bufs = Bufs::<R>::default();
         let mut count = 0u64;
         let total = self.input.bytes().len() as u64;
         self.stage(self.case(), "answering", Unit::Bytes, total);
@@ -290,7 +293,7 @@ impl<'a> CaseReader<'a> {
 
     /// Reads past the rest of the current case's queries, checking them.
     pub fn skip_queries(&mut self) -> Result<u64, Error> {
-        self.queries(|_, _, _| {}, |_| Ok(()))
+        self.queries(|_, _, _: &mut Bufs| {}, |_| Ok(()))
     }
 
     fn error(&self, e: ParseError) -> Error {

@@ -1,31 +1,31 @@
 //! The engine of `grundy query`: a file of queries answered against the first case of a graph
-//! file, as CSV rows with a winning move for each WIN.
+//! file, as rows (CSV, Parquet, Arrow IPC: a [`RowSink`]) with a winning move for each WIN.
 
 use super::{CaseReader, Exec};
-use crate::answer;
+use crate::answer::{self, Bufs};
 use crate::error::Error;
 use crate::eval::Values;
 use crate::graph::GameGraph;
 use crate::index::Index;
+use crate::io::error::IoError;
 use crate::io::input::Input;
-use crate::io::sink::{stop_if_all_closed, Put};
 use crate::meter::Meter;
 use crate::parse::chess::ChessReader;
 use crate::parse::format::Format;
-use crate::report::{self, Columns};
+use crate::report::{self, Columns, RowSink, Table};
 
-/// Answers the queries of `queries_input` against the first case of `graph_input`, as CSV
-/// rows of `columns` (with a header) to `out`. The engine of `grundy query`, apart from files
+/// Answers the queries of `queries_input` against the first case of `graph_input`, as rows
+/// of `columns` (with a header) to `out`. The engine of `grundy query`, apart from files
 /// and terminals. With `loopy`, the graph may have cycles and a query may be a DRAW.
 pub fn query(
     graph_input: &Input,
     queries_input: &Input,
     (exec, format, loopy): (Exec, Format, bool),
     columns: &Columns,
-    out: &mut impl Put,
+    out: &mut impl RowSink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    out.put(&columns.header())?;
+    out.start(Table::Queries(columns))?;
     let mut graphs = CaseReader::new(graph_input, exec, format, meter);
     let case = if loopy {
         graphs.next_loopy_case()?.map(|c| (c.graph, c.values))
@@ -46,10 +46,10 @@ pub fn query_index(
     queries_input: &Input,
     exec: Exec,
     columns: &Columns,
-    out: &mut impl Put,
+    out: &mut impl RowSink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    out.put(&columns.header())?;
+    out.start(Table::Queries(columns))?;
     if index.case_count() == 0 {
         return Err(Error::NoGraph { path: index.name().to_string() });
     }
@@ -60,12 +60,12 @@ pub fn query_index(
 
 /// Answers the queries of `queries_input` on `graph` (with `values`, a loopy game's when
 /// `loopy`), as rows of `columns` to `out`.
-fn answer_all(
+fn answer_all<S: RowSink>(
     (graph, values, loopy): (&GameGraph, &Values, bool),
     queries_input: &Input,
     (exec, format): (Exec, Format),
     columns: &Columns,
-    out: &mut impl Put,
+    out: &mut S,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     let nodes = graph.node_count() as u32;
@@ -78,18 +78,21 @@ fn answer_all(
     };
     let ahead = (!loopy).then_some(&ahead);
     let answered = reader.queries_ahead(
-        |number, positions, bufs| {
+        |number, positions, bufs: &mut Bufs<S::Queries>| {
             let (at, game) = ((1, number), (graph, values));
             if loopy {
-                report::push_loopy_row(&mut bufs.main, columns, at, positions, game);
+                report::push_loopy_row(&mut bufs.rows, columns, at, positions, game);
             } else {
-                report::push_query_row(&mut bufs.main, columns, at, positions, game);
+                report::push_query_row(&mut bufs.rows, columns, at, positions, game);
             }
         },
         ahead,
         |bufs| {
-            out.put(&bufs.main)?;
-            Ok(stop_if_all_closed(&[&*out])?)
+            out.put_queries(&bufs.rows)?;
+            match out.is_closed() {
+                true => Err(IoError::OutputClosed.into()),
+                false => Ok(()),
+            }
         },
     );
     answered

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::{CaseReader, Exec, StageTimes};
-use crate::answer::{self, Outcome};
+use crate::answer::{self, Bufs, Outcome};
 use crate::error::Error;
 use crate::index::Index;
 use crate::io::input::Input;
@@ -66,7 +66,7 @@ pub(crate) fn count(
     let (mut wins, mut draws) = (0u64, 0u64);
     // Each WIN leaves a 1 in the buffers, each DRAW a 2, counted at each flush.
     let queries = reader.queries(
-        |_, positions, bufs| match outcome(positions) {
+        |_, positions, bufs: &mut Bufs| match outcome(positions) {
             Outcome::Win => bufs.main.push(1),
             Outcome::Draw => bufs.main.push(2),
             Outcome::Lose => {}

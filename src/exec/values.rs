@@ -1,18 +1,18 @@
-//! The engine of `grundy values`: every node's Grundy value, level and out-degree as CSV rows,
-//! case after case; with `loopy`, generalized values (finite or `inf`), the set K of an
-//! infinite node and the outcome of one token there.
+//! The engine of `grundy values`: every node's Grundy value, level and out-degree as rows,
+//! case after case, to a [`RowSink`] (CSV, Parquet, Arrow IPC); with `loopy`, generalized
+//! values (finite or `inf`), the set K of an infinite node and the outcome of one token there.
 
 use super::{CaseReader, Exec};
 use crate::error::Error;
 use crate::eval::Values;
 use crate::graph::{Csr, GameGraph, Offset};
 use crate::index::Index;
+use crate::io::error::IoError;
 use crate::io::input::Input;
-use crate::io::sink::{stop_if_all_closed, Put};
 use crate::io::store::{Ints, Store};
 use crate::meter::{Meter, Stage, Unit};
 use crate::parse::format::Format;
-use crate::report::{Rows, LOOPY_VALUES_HEADER, VALUES_HEADER};
+use crate::report::{LoopyPiece, RowSink, Table, ValuePiece};
 
 /// Nodes per piece of rows formatted in parallel; pieces are written in order, a batch at a
 /// time, so the rows of a huge case never sit in memory at once.
@@ -24,10 +24,10 @@ const PIECES_PER_BATCH: usize = 64;
 pub fn values(
     input: &Input,
     (exec, format, loopy): (Exec, Format, bool),
-    out: &mut impl Put,
+    out: &mut impl RowSink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    out.put(&Rows::header(if loopy { LOOPY_VALUES_HEADER } else { VALUES_HEADER }))?;
+    out.start(if loopy { Table::LoopyValues } else { Table::Values })?;
     let mut reader = CaseReader::new(input, exec, format, meter);
     loop {
         if loopy {
@@ -48,11 +48,11 @@ pub fn values(
 pub fn values_of_index(
     index: &Index,
     exec: Exec,
-    out: &mut impl Put,
+    out: &mut impl RowSink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     let loopy = index.is_loopy();
-    out.put(&Rows::header(if loopy { LOOPY_VALUES_HEADER } else { VALUES_HEADER }))?;
+    out.start(if loopy { Table::LoopyValues } else { Table::Values })?;
     for i in 0..index.case_count() {
         let case = index.case(i, !loopy)?;
         let game = (case.case, &case.graph, &case.values);
@@ -68,7 +68,7 @@ pub fn values_of_index(
 fn write_loopy_case(
     (case, graph, values): (u64, &GameGraph, &Values),
     exec: Exec,
-    out: &mut impl Put,
+    out: &mut impl RowSink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     match graph {
@@ -79,13 +79,14 @@ fn write_loopy_case(
 }
 
 /// Writes the `--loopy` rows of one case, in node order.
-fn write_loopy_rows<O: Offset>(
+fn write_loopy_rows<O: Offset, S: RowSink>(
     (case, graph, values): (u64, &Csr<O>, &Values),
     exec: Exec,
-    out: &mut impl Put,
+    out: &mut S,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    in_pieces((case, values.len()), exec, out, meter, |rows, v| {
+    let put = |out: &mut S, piece| out.put_loopy(piece);
+    in_pieces((case, values.len()), exec, (out, put), meter, |rows: &mut S::Loopy, v| {
         let value = values.get(v);
         let set = if value == Values::INFINITE {
             crate::eval::infinite_set(graph, values, v)
@@ -97,42 +98,46 @@ fn write_loopy_rows<O: Offset>(
 }
 
 /// Writes the rows of one case (its number, graph and values), in node order.
-fn write_rows(
+fn write_rows<S: RowSink>(
     (case, graph, values): (u64, &GameGraph, &Values),
     levels: &Ints,
     exec: Exec,
-    out: &mut impl Put,
+    out: &mut S,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    in_pieces((case, values.len()), exec, out, meter, |rows, v| {
+    let put = |out: &mut S, piece| out.put_values(piece);
+    in_pieces((case, values.len()), exec, (out, put), meter, |rows: &mut S::Values, v| {
         rows.value_row(case, v, values.get(v), levels.get(v as usize), graph.move_count(v));
     })
 }
 
-/// Writes `row(rows, node)` of every node of a case of `nodes` nodes, in node order: pieces
-/// formatted in parallel (on the parallel path), written a batch at a time.
-fn in_pieces(
+/// Writes `row(piece, node)` of every node of a case of `nodes` nodes, in node order: pieces
+/// (CSV bytes, or columns: the sink's `P`) filled in parallel (on the parallel path), each
+/// handed to `put(out, piece)` in order, a batch at a time.
+fn in_pieces<S: RowSink, P: Default + Send>(
     (case, nodes): (u64, usize),
     exec: Exec,
-    out: &mut impl Put,
+    (out, put): (&mut S, impl Fn(&mut S, P) -> Result<(), Error>),
     meter: &dyn Meter,
-    row: impl Fn(&mut Rows, u32) + Sync,
+    row: impl Fn(&mut P, u32) + Sync,
 ) -> Result<(), Error> {
     meter.start(Stage { case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
     let rows_of = |first: usize| {
-        let mut rows = Rows::new();
+        let mut rows = P::default();
         for v in first..(first + NODES_PER_PIECE).min(nodes) {
             row(&mut rows, v as u32);
         }
-        rows.into_bytes()
+        rows
     };
     let starts: Vec<usize> = (0..nodes).step_by(NODES_PER_PIECE).collect();
     for batch in starts.chunks(PIECES_PER_BATCH) {
         let pieces = exec.map(batch, rows_of);
         for piece in pieces {
-            out.put(&piece)?;
+            put(out, piece)?;
         }
-        stop_if_all_closed(&[&*out])?;
+        if out.is_closed() {
+            return Err(IoError::OutputClosed.into());
+        }
         let written = batch.last().map_or(nodes, |&s| (s + NODES_PER_PIECE).min(nodes));
         meter.set(written as u64);
     }

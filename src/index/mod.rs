@@ -26,6 +26,7 @@ pub fn format_code(format: crate::Format) -> u64 {
 #[cfg(test)]
 mod tests {
     use crate::exec::{self, Exec};
+    use crate::report::Csv;
     use crate::{Format, Input};
 
     /// The `values` rows of an index, or its error.
@@ -33,7 +34,7 @@ mod tests {
         let input = Input::from_bytes("<index>", bytes);
         let index = super::Index::open(&input, true).map_err(|e| e.to_string())?;
         let mut out = Vec::new();
-        exec::values_of_index(&index, Exec::Sequential, &mut out, &())
+        exec::values_of_index(&index, Exec::Sequential, &mut Csv::new(&mut out), &())
             .map_err(|e| e.to_string())?;
         Ok(out)
     }
@@ -58,8 +59,13 @@ mod tests {
             assert!(cases.expect("indexed") >= 1, "{format:?}");
             let whole = rows(index.clone()).expect("a fresh index reads back");
             let mut text_rows = Vec::new();
-            exec::values(&input, (Exec::Sequential, format, loopy), &mut text_rows, &())
-                .expect("text");
+            exec::values(
+                &input,
+                (Exec::Sequential, format, loopy),
+                &mut Csv::new(&mut text_rows),
+                &(),
+            )
+            .expect("text");
             assert_eq!(whole, text_rows, "{format:?} loopy {loopy}");
             let mut refused = 0;
             for at in 0..index.len() {

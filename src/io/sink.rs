@@ -28,6 +28,11 @@ pub trait Put {
     fn is_closed(&self) -> bool {
         false
     }
+
+    /// The output's name in messages.
+    fn name(&self) -> &str {
+        "<output>"
+    }
 }
 
 impl Put for Vec<u8> {
@@ -44,6 +49,10 @@ impl Put for Sink {
 
     fn is_closed(&self) -> bool {
         Sink::is_closed(self)
+    }
+
+    fn name(&self) -> &str {
+        Sink::name(self)
     }
 }
 
@@ -87,9 +96,11 @@ enum Kind {
 }
 
 /// Standard output, with the progress bar (if any) cleared around each write, so that
-/// answers printed on the bar's terminal are never drawn over.
+/// answers printed on the bar's terminal are never drawn over. Stdout itself rather than its
+/// lock, so that a sink can move to another thread (a Parquet writer asks for `Send`); it
+/// is locked once per write of the 64 KiB buffer, which is nothing.
 struct Terminal {
-    out: io::StdoutLock<'static>,
+    out: io::Stdout,
     bar: Option<indicatif::ProgressBar>,
 }
 
@@ -161,7 +172,7 @@ impl Sink {
 
     /// Standard output; writes clear `progress`'s bar first when given.
     pub fn stdout(progress: Option<&Progress>) -> Sink {
-        let out = Terminal { out: io::stdout().lock(), bar: progress.and_then(Progress::handle) };
+        let out = Terminal { out: io::stdout(), bar: progress.and_then(Progress::handle) };
         let kind = Kind::Stdout(BufWriter::with_capacity(BUFFER, out));
         Sink { kind, name: STDOUT_NAME.to_string(), closed: false }
     }

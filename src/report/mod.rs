@@ -1,17 +1,35 @@
-//! Reports: the CSV rows of `values`, `solve --report` and `query` (here), and the statistics
-//! of `stats` ([`stats`]), the plot of `octal` ([`plot`]).
+//! Reports: the rows of `values`, `solve --report` and `query`, written through one trait,
+//! [`RowSink`], by whichever format the output asks for: CSV ([`csv`], the default), Parquet
+//! or Arrow IPC (`columnar`, `parquet` and `arrow`, with the `columnar` feature); the
+//! statistics of `stats` ([`stats`]), the plot of `octal` ([`plot`]).
 //!
-//! Rows are written into in-memory buffers, so parallel pieces can format their own rows and be
-//! joined in input order; numbers are formatted with itoa, node rows with the csv crate.
+//! Rows are produced once, by the engine (`exec`), into *pieces* that parallel tasks fill on
+//! their own and the sink takes in input order. Each format has its own piece types, so that
+//! the CSV path formats bytes exactly as it did before there was a choice (monomorphised per
+//! sink: no dispatch per row), and the columnar paths collect typed column vectors instead of
+//! formatting text.
 
+pub use crate::answer::Piece;
 use crate::answer::{self, Outcome};
+use crate::error::Error;
 use crate::eval::Values;
+use crate::graph::GameGraph;
 
+#[cfg(feature = "columnar")]
+pub mod arrow;
+#[cfg(feature = "columnar")]
+pub mod columnar;
 pub mod columns;
+pub mod csv;
+pub mod format;
+#[cfg(feature = "columnar")]
+pub mod parquet;
 pub mod plot;
 pub mod stats;
-use crate::graph::GameGraph;
+
+pub use self::csv::{push_row, Csv, Rows};
 pub use columns::{Column, Columns};
+pub use format::FileFormat;
 
 /// Columns of `grundy values`.
 pub const VALUES_HEADER: &[&str] = &["case", "node", "grundy", "level", "out_degree"];
@@ -19,88 +37,73 @@ pub const VALUES_HEADER: &[&str] = &["case", "node", "grundy", "level", "out_deg
 pub const LOOPY_VALUES_HEADER: &[&str] =
     &["case", "node", "grundy", "infinite_set", "outcome", "out_degree"];
 
-/// A CSV writer into a byte buffer.
-pub struct Rows {
-    writer: csv::Writer<Vec<u8>>,
+/// Which table a sink receives: it fixes the CSV header, or a columnar file's schema.
+#[derive(Debug, Clone, Copy)]
+pub enum Table<'a> {
+    /// The rows of `values`: [`VALUES_HEADER`].
+    Values,
+    /// The rows of `values --loopy`: [`LOOPY_VALUES_HEADER`].
+    LoopyValues,
+    /// Query rows (`query`, `solve --report`) of these columns.
+    Queries(&'a Columns),
 }
 
-impl Default for Rows {
-    fn default() -> Rows {
-        Rows::new()
-    }
+/// Where rows go: an output in one format, fed pieces of rows in input order. The one trait
+/// every format implements; the engine writes every table through it.
+///
+/// A sink receives one table: [`RowSink::start`] once, then pieces of that table's type only.
+pub trait RowSink {
+    /// A piece of `values` rows, as this format holds them until they are put.
+    type Values: ValuePiece;
+    /// A piece of `values --loopy` rows.
+    type Loopy: LoopyPiece;
+    /// A piece of query rows.
+    type Queries: QueryPiece;
+
+    /// Starts `table`: the CSV header, a columnar file's schema. Called once, before any
+    /// piece, also when no row follows.
+    fn start(&mut self, table: Table) -> Result<(), Error>;
+
+    /// Writes a piece of `values` rows after those put before.
+    fn put_values(&mut self, piece: Self::Values) -> Result<(), Error>;
+
+    /// Writes a piece of `values --loopy` rows after those put before.
+    fn put_loopy(&mut self, piece: Self::Loopy) -> Result<(), Error>;
+
+    /// Writes a piece of query rows after those put before.
+    fn put_queries(&mut self, piece: &Self::Queries) -> Result<(), Error>;
+
+    /// True when nobody reads the output any more (a pipe closed by its reader).
+    fn is_closed(&self) -> bool;
 }
 
-impl Rows {
-    /// An empty buffer of rows.
-    pub fn new() -> Rows {
-        Rows { writer: csv::WriterBuilder::new().from_writer(Vec::new()) }
-    }
+/// A piece of `values` rows, filled on any thread.
+pub trait ValuePiece: Default + Send {
+    /// Appends the row of `node` of `case`.
+    fn value_row(&mut self, case: u64, node: u32, grundy: u32, level: u32, out_degree: u32);
+}
 
-    /// The header line of `columns`.
-    pub fn header(columns: &[&str]) -> Vec<u8> {
-        let mut rows = Rows::new();
-        rows.names(columns);
-        rows.into_bytes()
-    }
+/// A piece of `values --loopy` rows, filled on any thread.
+pub trait LoopyPiece: Default + Send {
+    /// Appends the row of a node `(case, node)`: its value ([`Values::INFINITE`] for `inf`),
+    /// the set K of an infinite node (ascending; empty for a finite one), its out-degree.
+    fn loopy_row(&mut self, at: (u64, u32), grundy: u32, set: &[u32], degree: u32);
+}
 
-    /// Appends a row of column names.
-    pub fn names(&mut self, columns: &[&str]) {
-        self.record(columns.iter().map(|c| c.as_bytes()));
-    }
+/// A piece of query rows.
+pub trait QueryPiece: Piece {
+    /// Appends `row`, in `columns` (a columnar piece keeps only those columns too).
+    fn push(&mut self, columns: &Columns, row: &QueryRow);
+}
 
-    /// Appends a row of numbers (at most eight: the games' tables have four).
-    pub fn numbers(&mut self, fields: &[u64]) {
-        debug_assert!(fields.len() <= 8);
-        let mut buffers: [itoa::Buffer; 8] = Default::default();
-        self.record(buffers.iter_mut().zip(fields).map(|(b, &x)| b.format(x).as_bytes()));
-    }
-
-    /// Appends one record.
-    fn record<'f>(&mut self, fields: impl IntoIterator<Item = &'f [u8]>) {
-        // Writing into a Vec cannot fail.
-        self.writer.write_record(fields).expect("CSV into memory");
-    }
-
-    /// Appends a `values` row.
-    pub fn value_row(&mut self, case: u64, node: u32, grundy: u32, level: u32, out_degree: u32) {
-        let mut buffers: [itoa::Buffer; 5] = Default::default();
-        let [b0, b1, b2, b3, b4] = &mut buffers;
-        self.record([
-            b0.format(case).as_bytes(),
-            b1.format(node).as_bytes(),
-            b2.format(grundy).as_bytes(),
-            b3.format(level).as_bytes(),
-            b4.format(out_degree).as_bytes(),
-        ]);
-    }
-
-    /// A row of `values --loopy`: the value (`inf` for [`Values::INFINITE`]), the set K of an
-    /// infinite node (ascending, space-separated; empty for a finite one), and the outcome of
-    /// one token there.
-    pub fn loopy_row(&mut self, (case, node): (u64, u32), grundy: u32, set: &[u32], degree: u32) {
-        let mut buffers: [itoa::Buffer; 4] = Default::default();
-        let [b0, b1, b2, b3] = &mut buffers;
-        let outcome = match (grundy, set.first()) {
-            (Values::INFINITE, Some(0)) => Outcome::Win,
-            (Values::INFINITE, _) => Outcome::Draw,
-            (g, _) => Outcome::of_nim_sum(g),
-        };
-        let mut list = Vec::new();
-        push_list(&mut list, set);
-        let grundy = if grundy == Values::INFINITE { "inf" } else { b2.format(grundy) };
-        self.record([
-            b0.format(case).as_bytes(),
-            b1.format(node).as_bytes(),
-            grundy.as_bytes(),
-            &list,
-            outcome.word().as_bytes(),
-            b3.format(degree).as_bytes(),
-        ]);
-    }
-
-    /// The rows written so far.
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.writer.into_inner().expect("CSV into memory")
+/// The outcome of one token on a node of a loopy game of value `grundy` (finite, or
+/// [`Values::INFINITE`] with the set K `set`): an infinite node wins exactly when it can move
+/// to a 0.
+pub fn loopy_outcome(grundy: u32, set: &[u32]) -> Outcome {
+    match (grundy, set.first()) {
+        (Values::INFINITE, Some(0)) => Outcome::Win,
+        (Values::INFINITE, _) => Outcome::Draw,
+        (g, _) => Outcome::of_nim_sum(g),
     }
 }
 
@@ -127,7 +130,7 @@ pub struct QueryRow<'a> {
 /// the sum, space-separated, in the sums format), found only when a column shows it. Returns
 /// the outcome, for the judge line beside the row.
 pub fn push_query_row(
-    out: &mut Vec<u8>,
+    out: &mut impl QueryPiece,
     columns: &Columns,
     (case, number): (u64, u64),
     positions: &[u32],
@@ -140,7 +143,7 @@ pub fn push_query_row(
     } else {
         None
     };
-    push_row(out, columns, &QueryRow { case, number, positions, nim_sum, outcome, winning });
+    out.push(columns, &QueryRow { case, number, positions, nim_sum, outcome, winning });
     outcome
 }
 
@@ -148,7 +151,7 @@ pub fn push_query_row(
 /// [`push_query_row`] does for an acyclic one: the nim-sum of the finite tokens, WIN, LOSE or
 /// DRAW, and a winning move.
 pub fn push_loopy_row(
-    out: &mut Vec<u8>,
+    out: &mut impl QueryPiece,
     columns: &Columns,
     (case, number): (u64, u64),
     positions: &[u32],
@@ -158,101 +161,6 @@ pub fn push_loopy_row(
     let to = answer.winning.map(|(from, to)| (from, [to]));
     let winning = to.as_ref().map(|(from, to)| (*from, &to[..]));
     let (nim_sum, outcome) = (answer.nim_sum, answer.outcome);
-    push_row(out, columns, &QueryRow { case, number, positions, nim_sum, outcome, winning });
+    out.push(columns, &QueryRow { case, number, positions, nim_sum, outcome, winning });
     answer.outcome
-}
-
-/// Appends `row` in `columns`. The one formatter of query rows, for one process, a cluster
-/// and loopy games. Written directly rather than through a csv writer: a row is answered on
-/// its own, in parallel pieces, and its fields (digits, spaces, `WIN`, `LOSE`, `DRAW`) never
-/// need quoting.
-pub fn push_row(out: &mut Vec<u8>, columns: &Columns, row: &QueryRow) {
-    if let Some(with_case) = columns.whole() {
-        return push_whole_row(out, with_case, row);
-    }
-    let mut num = itoa::Buffer::new();
-    for (i, column) in columns.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        match column {
-            Column::Case => out.extend_from_slice(num.format(row.case).as_bytes()),
-            Column::Query => out.extend_from_slice(num.format(row.number).as_bytes()),
-            Column::Positions => push_list(out, row.positions),
-            Column::NimSum => out.extend_from_slice(num.format(row.nim_sum).as_bytes()),
-            Column::Result => out.extend_from_slice(row.outcome.word().as_bytes()),
-            Column::MoveFrom => {
-                if let Some((from, _)) = row.winning {
-                    out.extend_from_slice(num.format(from).as_bytes());
-                }
-            }
-            Column::MoveTo => {
-                if let Some((_, to)) = row.winning {
-                    push_list(out, to);
-                }
-            }
-        }
-    }
-    out.push(b'\n');
-}
-
-/// [`push_row`] of every column (with the case first or not), written straight: fewer
-/// instructions per row than choosing each column (measured: 5% of a `solve --report` run).
-fn push_whole_row(out: &mut Vec<u8>, with_case: bool, row: &QueryRow) {
-    let mut num = itoa::Buffer::new();
-    if with_case {
-        out.extend_from_slice(num.format(row.case).as_bytes());
-        out.push(b',');
-    }
-    out.extend_from_slice(num.format(row.number).as_bytes());
-    out.push(b',');
-    push_list(out, row.positions);
-    out.push(b',');
-    out.extend_from_slice(num.format(row.nim_sum).as_bytes());
-    out.push(b',');
-    out.extend_from_slice(row.outcome.word().as_bytes());
-    out.push(b',');
-    if let Some((from, to)) = row.winning {
-        out.extend_from_slice(num.format(from).as_bytes());
-        out.push(b',');
-        push_list(out, to);
-    } else {
-        out.push(b',');
-    }
-    out.push(b'\n');
-}
-
-/// Appends `ids` separated by spaces.
-fn push_list(out: &mut Vec<u8>, ids: &[u32]) {
-    let mut num = itoa::Buffer::new();
-    for (i, &p) in ids.iter().enumerate() {
-        if i > 0 {
-            out.push(b' ');
-        }
-        out.extend_from_slice(num.format(p).as_bytes());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::graph::Csr;
-
-    #[test]
-    fn rows_are_plain_csv() {
-        let g = GameGraph::Chess(Csr::from_lists(&[vec![1], vec![]]).unwrap());
-        let values = Values::from_vec(vec![1, 0]);
-        let mut text = Vec::new();
-        push_query_row(&mut text, &Columns::solve(), (2, 5), &[0, 1], (&g, &values));
-        push_query_row(&mut text, &Columns::query(), (1, 6), &[1], (&g, &values));
-        let chosen = Columns::parse_query("move_to,result,query").unwrap();
-        push_query_row(&mut text, &chosen, (1, 7), &[0], (&g, &values));
-        let mut rows = Rows::new();
-        rows.value_row(1, 0, 1, 1, 1);
-        text.extend_from_slice(&rows.into_bytes());
-        assert_eq!(
-            String::from_utf8(text).unwrap(),
-            "2,5,0 1,1,WIN,0,1\n6,1,0,LOSE,,\n1,WIN,7\n1,0,1,1,1\n"
-        );
-    }
 }

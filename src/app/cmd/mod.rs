@@ -5,6 +5,36 @@ use std::path::Path;
 
 use grundy::error::Error;
 
+/// Runs `$run` with `$rows` bound to a row sink of `$format` writing to `$out`, then
+/// finishes the sink (a columnar file's footer; the output itself is finished, renamed, by
+/// its owner). A macro rather than a function: `$run` is generic over the sink, which a
+/// closure cannot be, so each format gets the engine monomorphised for it (no dispatch per
+/// row, and the CSV path is the code it always was).
+macro_rules! with_rows {
+    ($format:expr, $out:expr, |$rows:ident| $run:expr) => {
+        match $format {
+            grundy::report::FileFormat::Csv => {
+                let mut $rows = grundy::report::Csv::new($out);
+                $run.and_then(|()| $rows.finish())
+            }
+            #[cfg(feature = "columnar")]
+            grundy::report::FileFormat::Parquet => {
+                let mut $rows = grundy::report::parquet::ParquetSink::new($out);
+                $run.and_then(|()| $rows.finish())
+            }
+            #[cfg(feature = "columnar")]
+            grundy::report::FileFormat::Arrow => {
+                let mut $rows = grundy::report::arrow::ArrowSink::new($out);
+                $run.and_then(|()| $rows.finish())
+            }
+            // Refused by `rows_format` before anything is read.
+            #[cfg(not(feature = "columnar"))]
+            other => other.check_built("the output").map(|_| ()),
+        }
+    };
+}
+pub(crate) use with_rows;
+
 pub mod game;
 pub mod generate;
 pub mod index;
@@ -104,6 +134,31 @@ pub fn open_index(
         ))),
         _ => Ok(Some(index)),
     }
+}
+
+/// The format of the rows written to `path` (`what` names it in messages): `--output-format`
+/// (`flag`), else the one its extension names, else CSV. A columnar format is refused by a
+/// build without the `columnar` feature, and on a cluster (whose processes send CSV rows).
+pub fn rows_format(
+    flag: Option<crate::app::cli::OutputFormatName>,
+    (what, path): Named,
+    on_cluster: bool,
+) -> Result<grundy::report::FileFormat, Error> {
+    use grundy::report::FileFormat;
+    let path = path.filter(|p| p.as_os_str() != "-");
+    let format = FileFormat::resolve(flag.map(FileFormat::from), path);
+    let shown = match path {
+        Some(path) => format!("{what} {}", path.display()),
+        None => format!("{what} (stdout)"),
+    };
+    format.check_built(&shown)?;
+    if on_cluster && format != FileFormat::Csv {
+        return Err(Error::Usage(format!(
+            "{shown} is {}: columnar outputs run on one process, no cluster for them yet",
+            format.name()
+        )));
+    }
+    Ok(format)
 }
 
 /// What `--loopy` is not combined with: the sums format (moves to sums of loopy games follow

@@ -13,20 +13,18 @@ use crate::app::config::{self, Config};
 /// Runs `grundy query` with the user's arguments.
 pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let (format, columns) = check(args, false)?;
+    let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
     let progress = Progress::new(config.progress);
     let graph_input = Input::open(Some(&args.graph))?;
     let index = super::open_index(&graph_input, &args.format, args.loopy, &args.index)?;
     let queries_input = Input::open(args.queries.as_deref())?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    match &index {
-        Some(index) => {
-            exec::query_index(index, &queries_input, config.exec, &columns, &mut out, &progress)?
-        }
-        None => {
-            let how = (config.exec, format, args.loopy);
-            exec::query(&graph_input, &queries_input, how, &columns, &mut out, &progress)?
-        }
-    }
+    let (exec, how) = (config.exec, (config.exec, format, args.loopy));
+    super::with_rows!(rows, &mut out, |sink| match &index {
+        Some(index) =>
+            exec::query_index(index, &queries_input, exec, &columns, &mut sink, &progress),
+        None => exec::query(&graph_input, &queries_input, how, &columns, &mut sink, &progress),
+    })?;
     progress.finish();
     Ok(out.finish()?)
 }
@@ -78,6 +76,7 @@ impl crate::app::cluster::Clustered for QueryArgs {
         use std::sync::Arc;
         let args = self;
         let (format, columns) = check(args, true)?;
+        super::rows_format(args.output_format, ("-o", args.output.as_deref()), true)?;
         let named = [("GRAPH", Some(args.graph.as_path())), ("QUERIES", args.queries.as_deref())];
         let graph_format = cluster::graph_format(format);
         let inputs = cluster::open_inputs(&named)?;
@@ -97,7 +96,8 @@ impl crate::app::cluster::Clustered for QueryArgs {
         let alone = Box::new(move |sinks: &mut [Sink]| {
             let progress = Progress::new(false);
             let how = (config.exec, format, false);
-            exec::query(&graph, &queries, how, &columns, &mut sinks[0], &progress)
+            let mut rows = grundy::report::Csv::new(&mut sinks[0]);
+            exec::query(&graph, &queries, how, &columns, &mut rows, &progress)
         });
         Ok(Prepared { job, streams, alone })
     }

@@ -1,5 +1,5 @@
-//! `grundy solve`: WIN or LOSE per query, judge-exact, nothing else on stdout; optionally a CSV
-//! report with the nim-sum and a winning move of every query.
+//! `grundy solve`: WIN or LOSE per query, judge-exact, nothing else on stdout; optionally a
+//! report (CSV, Parquet or Arrow IPC) with the nim-sum and a winning move of every query.
 //!
 //! The engine is [`grundy::exec::solve`]; this module checks the arguments and opens the
 //! files. The report is a file that appears only if the whole run succeeds.
@@ -9,6 +9,7 @@ use grundy::exec;
 use grundy::io::input::Input;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
+use grundy::report::Csv;
 
 use crate::app::cli::SolveArgs;
 use crate::app::config::{self, Config};
@@ -16,6 +17,7 @@ use crate::app::config::{self, Config};
 /// Runs `grundy solve` with the user's arguments.
 pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
+    let rows = super::rows_format(args.output_format, ("--report", args.report.as_deref()), false)?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     if grundy::index::is_index(input.bytes()) {
@@ -32,7 +34,12 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
         None => Sink::open_beside(args.output.as_deref(), &progress)?,
     };
     let how = (config.exec, format, args.loopy);
-    exec::solve(&input, how, &mut out, report.as_mut(), &progress)?;
+    match report.as_mut() {
+        None => exec::solve(&input, how, &mut out, None::<&mut Csv<Sink>>, &progress)?,
+        Some(report) => super::with_rows!(rows, report, |sink| {
+            exec::solve(&input, how, &mut out, Some(&mut sink), &progress)
+        })?,
+    }
     progress.finish();
     out.finish()?;
     Ok(report.map_or(Ok(()), Sink::finish)?)
@@ -81,6 +88,7 @@ impl crate::app::cluster::Clustered for SolveArgs {
         use std::sync::Arc;
         let args = self;
         let format = check(args, true)?;
+        super::rows_format(args.output_format, ("--report", args.report.as_deref()), true)?;
         let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())])?;
         let input = Arc::clone(&inputs[0]);
         let mut streams = Vec::new();
@@ -103,7 +111,8 @@ impl crate::app::cluster::Clustered for SolveArgs {
             let (out, report) = sinks.split_at_mut(1);
             let progress = Progress::new(false);
             let how = (config.exec, format, false);
-            exec::solve(&input, how, &mut out[0], report.first_mut(), &progress)
+            let mut rows = report.first_mut().map(grundy::report::Csv::new);
+            exec::solve(&input, how, &mut out[0], rows.as_mut(), &progress)
         });
         Ok(Prepared { job, streams, alone })
     }

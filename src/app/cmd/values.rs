@@ -1,5 +1,6 @@
-//! `grundy values`: every node's Grundy value, level and out-degree, as CSV; with `--loopy`,
-//! generalized values (finite or `inf`), the set K of an infinite node and its outcome.
+//! `grundy values`: every node's Grundy value, level and out-degree, as CSV, Parquet or Arrow
+//! IPC; with `--loopy`, generalized values (finite or `inf`), the set K of an infinite node
+//! and its outcome.
 
 use crate::app::cli::ValuesArgs;
 use crate::app::config::{self, Config};
@@ -12,14 +13,16 @@ use grundy::io::sink::Sink;
 /// Runs `grundy values` with the user's arguments.
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
+    let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
     let progress = Progress::new(config.progress);
     let input = Input::open(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    match &index {
-        Some(index) => exec::values_of_index(index, config.exec, &mut out, &progress)?,
-        None => exec::values(&input, (config.exec, format, args.loopy), &mut out, &progress)?,
-    }
+    let how = (config.exec, format, args.loopy);
+    super::with_rows!(rows, &mut out, |sink| match &index {
+        Some(index) => exec::values_of_index(index, config.exec, &mut sink, &progress),
+        None => exec::values(&input, how, &mut sink, &progress),
+    })?;
     progress.finish();
     Ok(out.finish()?)
 }
@@ -50,6 +53,7 @@ impl crate::app::cluster::Clustered for ValuesArgs {
         use std::sync::Arc;
         let args = self;
         let format = check(args, true)?;
+        super::rows_format(args.output_format, ("-o", args.output.as_deref()), true)?;
         let graph = cluster::graph_format(format);
         let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())])?;
         let input = Arc::clone(&inputs[0]);
@@ -60,7 +64,8 @@ impl crate::app::cluster::Clustered for ValuesArgs {
         }
         let job = grundy::cluster::Job::Values(Arc::clone(&input), graph);
         let alone = Box::new(move |sinks: &mut [Sink]| {
-            exec::values(&input, (config.exec, format, false), &mut sinks[0], &Progress::new(false))
+            let mut rows = grundy::report::Csv::new(&mut sinks[0]);
+            exec::values(&input, (config.exec, format, false), &mut rows, &Progress::new(false))
         });
         Ok(Prepared { job, streams, alone })
     }
