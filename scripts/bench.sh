@@ -165,8 +165,42 @@ for name in m1 m10 chain; do
       printf "| %s | %s | %.3f | %.3f | %.1f | %.3f | %.1f |\n", n, S[i], fl[i], g1[i], g1[i] / fl[i], g2[i], g2[i] / fl[i] }' >> "$out.tmp"
   echo "$name floors: $f; grundy 1 thread: $o; $cores threads: $a" >&2
 done
+# Against the 2-thread peer (issue 27): scripts/peer2.c on two OpenMP threads, warm (runs back to
+# back), interleaved with grundy's runs on 2 threads so that both see the same machine; outputs compared.
+cc -O2 -march=native -fopenmp -o "$dir/peer2" scripts/peer2.c
+peer2=(env OMP_NUM_THREADS=2 "$dir/peer2")
+{
+  echo
+  echo "## Against the 2-thread C peer (issue 27)"
+  echo
+  echo "The peer is \`scripts/peer2.c\` (\`cc -O2 -march=native -fopenmp\`, \`OMP_NUM_THREADS=2\`): the file"
+  echo "mapped whole and cut at a newline near its middle, each half turned into tokens (AVX2) by its own"
+  echo "thread in one token array that is the CSR, record starts found as it goes; a memoised depth-first"
+  echo "search on both threads over one state byte per node claimed by compare-and-swap, a 64-bit mask for"
+  echo "the mex, no reverse graph; queries split between the threads. Warm runs, the peer's and grundy's"
+  echo "(\`--threads 2\`) interleaved; medians of $runs, with the range; ratios are grundy over peer."
+  echo
+  echo "| file | peer2, 2 threads (s) | grundy 2 threads (s) | x peer2 | peak MB peer2 / grundy | x peer2 | same |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+} >> "$out.tmp"
+for name in m1 m10 chain; do
+  file=$dir/$name.txt
+  "${peer2[@]}" "$file" > "$dir/peer2.out"
+  $bin solve --threads 2 "$file" | cmp -s - "$dir/peer2.out" && same=yes || same=no
+  : > "$dir/t.peer2"; : > "$dir/t.two"
+  for _ in $(seq "$runs"); do
+    seconds "${peer2[@]}" "$file" >> "$dir/t.peer2"
+    seconds $bin solve --threads 2 "$file" >> "$dir/t.two"
+  done
+  p=$(spread < "$dir/t.peer2"); a=$(spread < "$dir/t.two")
+  pk=$(peak "${peer2[@]}" "$file"); gk=$(peak $bin solve --threads 2 "$file")
+  awk -v n="$name" -v p="$p" -v a="$a" -v pk="$pk" -v gk="$gk" -v s="$same" 'BEGIN {
+    split(p, P, " "); split(a, A, " ")
+    printf "| %s | %s | %s | %.2f | %d / %d | %.2f | %s |\n", n, p, a, A[1] / P[1], pk / 1000, gk / 1000, gk / pk, s }' >> "$out.tmp"
+  echo "$name: peer2 $p, grundy 2 threads $a, same $same" >&2
+done
 # Keep the sections other scripts write (stress, cluster, loopy) and the notes.
-[ -f "$out" ] && awk '/^## / {keep = !/^## Against the C peer/} keep {print}' "$out" | sed '1s/^/\n/' >> "$out.tmp"
+[ -f "$out" ] && awk '/^## / {keep = !/^## Against the (2-thread )?C peer/} keep {print}' "$out" | sed '1s/^/\n/' >> "$out.tmp"
 mv "$out.tmp" "$out"
 # The loopy section (its own script: a C baseline and three more files).
 scripts/loopy.sh "$runs" >/dev/null
