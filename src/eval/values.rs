@@ -73,10 +73,7 @@ impl Values {
 
     /// The largest value, if there is a node.
     pub fn max(&self) -> Option<u32> {
-        match &self.0 {
-            Ints::U32(s) => s.par_iter().copied().max(),
-            other => other.iter().max(),
-        }
+        self.0.iter().max()
     }
 
     /// Every value, by node id.

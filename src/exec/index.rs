@@ -2,7 +2,6 @@
 //! ([`crate::index`]), with the outcomes of its queries for `stats`.
 
 use super::{stats, CaseReader, Exec};
-use crate::answer::Outcome;
 use crate::error::Error;
 use crate::index::{self, CaseParts, Writer};
 use crate::io::input::Input;
@@ -25,17 +24,12 @@ pub fn index(
         if loopy {
             let Some(case) = reader.next_loopy_case()? else { break };
             let (graph, values) = (&case.graph, &case.values);
-            let outcomes = stats::count(&mut reader, |positions| {
-                crate::answer::loopy_answer_of(graph, values, positions, false).outcome
-            })?;
+            let outcomes = stats::loopy_outcomes(&mut reader, (graph, values))?;
             let outcomes = (outcomes.total(), outcomes.wins, outcomes.draws.unwrap_or(0));
             writer.case(&CaseParts { graph, values, levels: None, outcomes })?;
         } else {
             let Some(case) = reader.next_case()? else { break };
-            let table = case.values.nim_table();
-            let outcomes = stats::count(&mut reader, |positions| {
-                Outcome::of_nim_sum(table.nim_sum(positions))
-            })?;
+            let outcomes = stats::outcomes(&mut reader, &case.values)?;
             let outcomes = (outcomes.total(), outcomes.wins, 0);
             let levels = case.levels.node_levels();
             let (graph, values) = (&case.graph, &case.values);

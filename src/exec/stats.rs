@@ -6,6 +6,8 @@ use std::time::Instant;
 use super::{CaseReader, Exec, StageTimes};
 use crate::answer::{self, Bufs, Outcome};
 use crate::error::Error;
+use crate::eval::Values;
+use crate::graph::GameGraph;
 use crate::index::Index;
 use crate::io::input::Input;
 use crate::meter::Meter;
@@ -25,19 +27,13 @@ pub fn stats(
         if loopy {
             let Some(case) = reader.next_loopy_case()? else { break };
             let start = Instant::now();
-            let (graph, values) = (&case.graph, &case.values);
-            let outcomes = count(&mut reader, |positions| {
-                answer::loopy_answer_of(graph, values, positions, false).outcome
-            })?;
+            let outcomes = loopy_outcomes(&mut reader, (&case.graph, &case.values))?;
             let times = StageTimes { queries: start.elapsed(), ..case.times };
             cases.push(CaseStats::of_loopy(&case, outcomes, times));
         } else {
             let Some(case) = reader.next_case()? else { break };
             let start = Instant::now();
-            let table = case.values.nim_table();
-            let outcomes =
-                count(&mut reader, |positions| Outcome::of_nim_sum(table.nim_sum(positions)))?;
-            let outcomes = Outcomes { draws: None, ..outcomes };
+            let outcomes = outcomes(&mut reader, &case.values)?;
             let times = StageTimes { queries: start.elapsed(), ..case.times };
             cases.push(CaseStats::of(&case, outcomes, times));
         }
@@ -58,8 +54,23 @@ pub fn stats_of_index(index: &Index) -> Result<Vec<CaseStats>, Error> {
         .collect()
 }
 
+/// The outcomes of the current case's queries in an acyclic game of `values` (no DRAW).
+pub(crate) fn outcomes(reader: &mut CaseReader, values: &Values) -> Result<Outcomes, Error> {
+    let table = values.nim_table();
+    let outcomes = count(reader, |positions| Outcome::of_nim_sum(table.nim_sum(positions)))?;
+    Ok(Outcomes { draws: None, ..outcomes })
+}
+
+/// The outcomes of the current case's queries in a loopy game (WIN, LOSE or DRAW).
+pub(crate) fn loopy_outcomes(
+    reader: &mut CaseReader,
+    (graph, values): (&GameGraph, &Values),
+) -> Result<Outcomes, Error> {
+    count(reader, |positions| answer::loopy_answer_of(graph, values, positions, false).outcome)
+}
+
 /// The outcomes of the current case's queries, by `outcome(positions)`.
-pub(crate) fn count(
+fn count(
     reader: &mut CaseReader,
     outcome: impl Fn(&[u32]) -> Outcome + Sync,
 ) -> Result<Outcomes, Error> {
