@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use super::Values;
 use crate::graph::GameGraph;
-use crate::order::Levels;
 
 /// A case's graph, ordered and evaluated.
 #[derive(Debug)]
@@ -13,8 +12,9 @@ pub struct Evaluated {
     pub case: u64,
     /// The game.
     pub graph: GameGraph,
-    /// Kahn levels.
-    pub levels: Levels,
+    /// Every node's level (1 + the largest level of its moves, 0 for a sink), when the
+    /// command asked for them ([`crate::exec::CaseReader::with_levels`]).
+    pub levels: Option<Vec<u32>>,
     /// Grundy value of every node.
     pub values: Values,
     /// Time spent on each stage.
@@ -39,8 +39,8 @@ pub struct Labelled {
 pub struct StageTimes {
     /// Reading the graph.
     pub parse: Duration,
-    /// Kahn ordering, and the Grundy values when the peeling took them on the way (no node
-    /// of more than [`crate::order::MASK_MOVES`] moves).
+    /// Ordering; for an explicit game graph, the search that takes the values (and levels)
+    /// on the way.
     pub order: Duration,
     /// Grundy evaluation; zero when the ordering computed the values.
     pub evaluate: Duration,

@@ -13,10 +13,12 @@ use crate::order::{Level, Levels, Nodes, INLINE_LEVEL};
 
 pub mod case;
 pub mod loopy;
+pub mod search;
 pub mod values;
 
 pub use case::{Evaluated, Labelled, StageTimes};
 pub use loopy::{infinite_set, loopy, loopy_rest};
+pub use search::{search, Cyclic, Searched};
 pub use values::{NimTable, Values};
 
 /// Reusable scratch for mex computations: no allocation per node once it has grown to the

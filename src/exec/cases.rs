@@ -33,6 +33,8 @@ pub struct CaseReader<'a> {
     exec: Exec,
     inner: Inner<'a>,
     positions: Vec<u32>,
+    /// True when every node's level is asked of [`CaseReader::next_case`].
+    levels: bool,
     meter: &'a dyn Meter,
 }
 
@@ -63,7 +65,7 @@ impl<'a> CaseReader<'a> {
                 Inner::Parallel(Box::new(ParChessReader::of(input, chunk_bytes).with_meter(meter)))
             }
         };
-        CaseReader { input, format, exec, inner, positions: Vec::new(), meter }
+        CaseReader { input, format, exec, inner, positions: Vec::new(), levels: true, meter }
     }
 
     /// A reader of `input` as a file of queries only, on a graph of `nodes` nodes.
@@ -79,7 +81,23 @@ impl<'a> CaseReader<'a> {
                 Inner::Parallel(Box::new(ParChessReader::of(input, chunk_bytes).alone(nodes)))
             }
         };
-        CaseReader { input, format: Format::Chess, exec, inner, positions: Vec::new(), meter }
+        CaseReader {
+            input,
+            format: Format::Chess,
+            exec,
+            inner,
+            positions: Vec::new(),
+            levels: false,
+            meter,
+        }
+    }
+
+    /// The reader, with every node's level taken by [`CaseReader::next_case`] or not (they
+    /// are by default; `solve` and `query` need none, and save 4 bytes per node and a read
+    /// per move).
+    pub fn with_levels(mut self, levels: bool) -> CaseReader<'a> {
+        self.levels = levels;
+        self
     }
 
     /// Bytes of the input read so far (for progress).
@@ -119,16 +137,22 @@ impl<'a> CaseReader<'a> {
     pub fn next_case(&mut self) -> Result<Option<Evaluated>, Error> {
         let Some((case, graph, parse)) = self.read_case()? else { return Ok(None) };
         let start = Instant::now();
-        let nodes = graph.node_count() as u64;
-        self.stage(case, "ordering", Unit::Nodes, nodes);
-        // A game graph's values usually come with its levels; a sums graph's parts are
-        // ordered alone.
-        let ordered = match &graph {
-            GameGraph::Chess(g) => self.exec.order_valued(g, self.meter),
-            GameGraph::ChessWide(g) => self.exec.order_valued(g, self.meter),
-            GameGraph::Sums(g) => self.exec.order(g.deps(), self.meter).map(|l| (l, None)),
+        self.stage(case, "ordering", Unit::Nodes, graph.node_count() as u64);
+        let (exec, levels, meter) = (self.exec, self.levels, self.meter);
+        // A game graph's values come from the search, its levels on the way; a sums graph's
+        // parts are ordered alone, then evaluated.
+        let mut order = None;
+        let valued = match &graph {
+            GameGraph::Chess(g) => exec.values_of(g, levels, meter),
+            GameGraph::ChessWide(g) => exec.values_of(g, levels, meter),
+            GameGraph::Sums(g) => exec.order(g.deps(), meter).map(|levels_of| {
+                order = Some(start.elapsed());
+                self.stage(case, "evaluating", Unit::Nodes, graph.node_count() as u64);
+                let values = exec.evaluate(g, &levels_of, meter);
+                (values, levels.then(|| levels_of.node_levels()))
+            }),
         };
-        let (levels, values) = ordered.map_err(|cycle| Error::Cycle {
+        let (values, levels) = valued.map_err(|cycle| Error::Cycle {
             path: self.input.name().to_string(),
             case,
             cycle: cycle.0,
@@ -136,17 +160,9 @@ impl<'a> CaseReader<'a> {
             // supported.
             loopy_takes_it: self.format != Format::Sums,
         })?;
-        let order = start.elapsed();
-        let start = Instant::now();
-        let values = values.unwrap_or_else(|| {
-            self.stage(case, "evaluating", Unit::Nodes, nodes);
-            match &graph {
-                GameGraph::Chess(g) => self.exec.evaluate(g, &levels, self.meter),
-                GameGraph::ChessWide(g) => self.exec.evaluate(g, &levels, self.meter),
-                GameGraph::Sums(g) => self.exec.evaluate(g, &levels, self.meter),
-            }
-        });
-        let times = StageTimes { parse, order, evaluate: start.elapsed(), queries: Duration::ZERO };
+        let total = start.elapsed();
+        let order = order.unwrap_or(total);
+        let times = StageTimes { parse, order, evaluate: total - order, queries: Duration::ZERO };
         Ok(Some(Evaluated { case, graph, levels, values, times }))
     }
 

@@ -31,7 +31,7 @@ pub fn index(
             let Some(case) = reader.next_case()? else { break };
             let outcomes = stats::outcomes(&mut reader, &case.values)?;
             let outcomes = (outcomes.total(), outcomes.wins, 0);
-            let levels = case.levels.node_levels();
+            let levels = case.levels.unwrap_or_default();
             let (graph, values) = (&case.graph, &case.values);
             writer.case(&CaseParts { graph, values, levels: Some(&levels), outcomes })?;
         }

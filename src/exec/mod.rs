@@ -62,19 +62,36 @@ impl Exec {
         }
     }
 
-    /// The levels of a game graph and, when the peeling can take the mex on the way (no node
-    /// with more than [`order::MASK_MOVES`] moves), every node's Grundy value; `None` for
-    /// [`Exec::evaluate`] to compute.
-    pub fn order_valued<O: Offset>(
+    /// The Grundy value of every node of a game graph and, with `levels`, every node's level;
+    /// or the nodes of one cycle.
+    ///
+    /// On several threads, by the depth-first search ([`eval::search`]): no reverse graph,
+    /// each edge read once. On one, by Kahn's peeling with the mex taken on the way
+    /// ([`order::levels_valued`]): a level's nodes are independent, so one thread keeps many
+    /// reads in flight, where one worker's searches wait for memory one node after another
+    /// (the 10M-node file: 5.0 s against 6.3, farm-bench; on two threads the search wins,
+    /// BENCHMARKS.md). A cycle the search meets, or a false alarm of its wait-for check, is
+    /// handed to the parallel peeling, which names the cycle or evaluates the graph.
+    pub fn values_of<O: Offset>(
         self,
         graph: &Csr<O>,
+        levels: bool,
         meter: &dyn Meter,
-    ) -> Result<(Levels, Option<Values>), Cycle> {
-        let valued = match self {
-            Exec::Sequential => order::levels_valued(graph, meter),
-            Exec::Rayon { .. } => order::levels_valued_parallel(graph, meter),
-        };
-        valued.map(|(levels, values)| (levels, values.map(Values::from_vec)))
+    ) -> Result<(Values, Option<Vec<u32>>), Cycle> {
+        if self.is_sequential() {
+            let (order, values) = order::levels_valued(graph, meter)?;
+            let values = match values {
+                Some(values) => Values::from_vec(values),
+                None => self.evaluate(graph, &order, meter),
+            };
+            return Ok((values, levels.then(|| order.node_levels())));
+        }
+        if let Ok(found) = eval::search(graph, levels, true, meter) {
+            return Ok((found.values, found.levels));
+        }
+        let order = self.order(graph, meter)?;
+        let values = self.evaluate(graph, &order, meter);
+        Ok((values, levels.then(|| order.node_levels())))
     }
 
     /// Peels `graph` as far as it goes: the levels of the nodes that reach no cycle (all of an

@@ -26,7 +26,7 @@ pub fn query(
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     out.start(Table::Queries(columns))?;
-    let mut graphs = CaseReader::new(graph_input, exec, format, meter);
+    let mut graphs = CaseReader::new(graph_input, exec, format, meter).with_levels(false);
     let case = if loopy {
         graphs.next_loopy_case()?.map(|c| (c.graph, c.values))
     } else {

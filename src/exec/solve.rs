@@ -29,7 +29,7 @@ pub fn solve<S: RowSink>(
         report.start(Table::Queries(&columns))?;
     }
     let with_report = report.is_some();
-    let mut reader = CaseReader::new(input, exec, format, meter);
+    let mut reader = CaseReader::new(input, exec, format, meter).with_levels(false);
     loop {
         let flush = |bufs: &answer::Bufs<S::Queries>| put(out, report.as_deref_mut(), bufs);
         if loopy {

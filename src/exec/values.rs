@@ -35,7 +35,7 @@ pub fn values(
             write_loopy_case((case.case, &case.graph, &case.values), exec, out, meter)?;
         } else {
             let Some(case) = reader.next_case()? else { break };
-            let levels = Ints::U32(Store::from(case.levels.node_levels()));
+            let levels = Ints::U32(Store::from(case.levels.unwrap_or_default()));
             write_rows((case.case, &case.graph, &case.values), &levels, exec, out, meter)?;
         }
         reader.skip_queries()?;

@@ -83,14 +83,6 @@ pub fn levels_valued<O: Offset>(
     valued(graph, peel_with(graph, meter, false, true))
 }
 
-/// The parallel twin of [`levels_valued`].
-pub fn levels_valued_parallel<O: Offset>(
-    graph: &Csr<O>,
-    meter: &dyn Meter,
-) -> Result<(Levels, Option<Vec<u32>>), Cycle> {
-    valued(graph, peel_with(graph, meter, true, true))
-}
-
 /// Peels `graph` sinks first, on one thread.
 pub fn peeled<O: Offset>(graph: &Csr<O>, meter: &dyn Meter) -> Peeled<O> {
     peel_with(graph, meter, false, false)
@@ -422,10 +414,6 @@ mod tests {
     fn values_taken_while_peeling_are_the_plain_mex() {
         let mut rng = crate::testing::Xorshift::new(0x853c_49e6_748f_ea9b);
         let mut next = |bound: u32| rng.below(bound.into()) as u32;
-        let pools: Vec<rayon::ThreadPool> = [2, 3]
-            .iter()
-            .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap())
-            .collect();
         for round in 0..72 {
             let n = 1 + next(if round % 4 == 0 { 3000 } else { 200 });
             let most = if round % 5 == 0 { 60 } else { 1 + next(MASK_MOVES) };
@@ -458,12 +446,8 @@ mod tests {
             let expected = (levels(&g, &()).unwrap(), (!wide).then(|| plain.clone()));
             assert_eq!(expected.0.node_levels(), level, "round {round}");
             assert_eq!(levels_valued(&g, &()).unwrap(), expected, "round {round}");
-            for pool in &pools {
-                assert_eq!(pool.install(|| levels_valued_parallel(&g, &())).unwrap(), expected);
-            }
         }
         let cyclic = graph(&[&[3, 1], &[4], &[1], &[], &[2]]);
         assert_eq!(levels_valued(&cyclic, &()).unwrap_err(), Cycle(vec![1, 4, 2]));
-        assert_eq!(levels_valued_parallel(&cyclic, &()).unwrap_err(), Cycle(vec![1, 4, 2]));
     }
 }

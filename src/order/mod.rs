@@ -19,7 +19,7 @@ mod radix;
 
 pub use cycle::Cycle;
 pub use kahn::{
-    levels, levels_parallel, levels_valued, levels_valued_parallel, peeled, peeled_parallel,
-    Peeled, INLINE_LEVEL, MASK_MOVES,
+    levels, levels_parallel, levels_valued, peeled, peeled_parallel, Peeled, INLINE_LEVEL,
+    MASK_MOVES,
 };
 pub use levels::{Level, Levels, Nodes};

@@ -132,30 +132,15 @@ impl Outcomes {
 impl CaseStats {
     /// The statistics of an evaluated case.
     pub fn of(case: &Evaluated, outcomes: Outcomes, times: StageTimes) -> CaseStats {
-        let levels = &case.levels;
-        let histogram = (0..levels.level_count()).map(|l| levels.level(l).len() as u64).collect();
-        CaseStats::of_parts(
-            (case.case, &case.graph, &case.values),
-            Some(histogram),
-            outcomes,
-            times,
-        )
+        let histogram = case.levels.as_deref().map(|levels| histogram(levels.iter().copied()));
+        CaseStats::of_parts((case.case, &case.graph, &case.values), histogram, outcomes, times)
     }
 
     /// The statistics of a case read from an index: its levels' histogram counted from each
     /// node's level (`None`, a loopy game's, shows none), its queries' outcomes from its
     /// record.
     pub fn of_indexed(case: &crate::index::IndexedCase, times: StageTimes) -> CaseStats {
-        let histogram = case.levels.as_ref().map(|levels| {
-            let mut histogram = Vec::new();
-            for l in levels.iter() {
-                if histogram.len() <= l as usize {
-                    histogram.resize(l as usize + 1, 0);
-                }
-                histogram[l as usize] += 1;
-            }
-            histogram
-        });
+        let histogram = case.levels.as_ref().map(|levels| histogram(levels.iter()));
         let (queries, wins, draws) = case.outcomes;
         let loopy = histogram.is_none();
         let outcomes = Outcomes {
@@ -379,6 +364,18 @@ impl Report<'_> {
 }
 
 /// The widest level of a histogram of nodes per level (the first, on ties).
+/// How many nodes each level holds, from every node's level.
+fn histogram(levels: impl Iterator<Item = u32>) -> Vec<u64> {
+    let mut histogram = Vec::new();
+    for l in levels {
+        if histogram.len() <= l as usize {
+            histogram.resize(l as usize + 1, 0);
+        }
+        histogram[l as usize] += 1;
+    }
+    histogram
+}
+
 fn widest(level_histogram: &[u64]) -> WidestLevel {
     level_histogram
         .iter()

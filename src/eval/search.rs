@@ -1,0 +1,711 @@
+//! Values (and levels) of an explicit game graph by a memoised depth-first search over its
+//! moves, on every thread at once: each edge is read once, in the direction the file gives
+//! it, and no reverse graph is built.
+//!
+//! Each node has one cell (a byte when every value fits one, else 4 bytes): unvisited, busy
+//! on worker `t`'s stack, or its value. A worker claims a node by compare-and-swap before it
+//! pushes it, so each node is searched once; a frame ORs the values of its finished children
+//! into a 64-bit mask, and a child busy on another worker's stack is waited for once the
+//! frame's other children are done. In a DAG that wait always ends: the other worker is
+//! searching below the child, which cannot reach back to this worker's stack. A cycle shows as
+//! a child busy on the worker's own stack, or as workers each waiting for a node another of
+//! them holds; either stops the search ([`Cyclic`]) and the caller's Kahn peeling names the
+//! cycle, exactly as before (it also settles the rare false alarm of a wait-for check that
+//! read a stale slot: it is an alarm, never a wrong value).
+//!
+//! A node's level (1 + the largest level of its moves, 0 for a sink: the level Kahn's peeling
+//! gives it) is taken on the way when asked, in one `u32` per node.
+//!
+//! Memory: one cell per node (1 or 4 bytes), 4 bytes per node for levels when asked, and each
+//! worker's stack, 16 bytes a frame (24 with 64-bit offsets) and 4 more with levels, as deep
+//! as the longest path it walks.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+
+use rayon::prelude::*;
+
+use super::{node_value, Mex, Values};
+use crate::graph::{Csr, Offset};
+use crate::io::memory::prefetch;
+use crate::io::store::{Ints, Store};
+use crate::meter::{Meter, TICK};
+
+/// The search stopped at a cycle (or at what looked like one to the wait-for check): the
+/// caller orders the graph by Kahn's peeling, which names a cycle or, for a false alarm,
+/// evaluates it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cyclic;
+
+/// What the search gives: every node's value, and every node's level when asked.
+#[derive(Debug)]
+pub struct Searched {
+    /// The Grundy value of every node.
+    pub values: Values,
+    /// The level of every node (when asked).
+    pub levels: Option<Vec<u32>>,
+}
+
+/// Frames' masks hold values below this; bit 63 marks a frame with a move that was busy on
+/// another lane when it was met (`LATE`), bit 62 a frame whose moves' cells and bounds are
+/// still to be asked for (`FRESH`).
+const MASK_VALUES: u32 = 62;
+const LATE: u64 = 1 << 63;
+const FRESH: u64 = 1 << 62;
+
+/// Root ids per unit of parallel work: enough that a unit's overhead (a closure call, a
+/// counter) is noise, few enough that the workers stay balanced.
+const ROOTS_PER_TASK: usize = 1 << 12;
+
+/// Spins of a waiting worker before it yields its core (the machine may be shared, and the
+/// worker it waits for may need the core).
+const SPINS: u32 = 1 << 12;
+
+/// Most moves of a node whose moves' cells are prefetched when it is pushed.
+const PREFETCH_MOVES: usize = 16;
+
+/// Searches each worker interleaves, so that one's wait for memory is another's turn.
+const LANES: usize = 4;
+
+/// A waiting slot that holds no node.
+const NONE: u32 = u32::MAX;
+
+/// The values and, with `levels`, the levels of `graph`, searched on this thread
+/// (`parallel` false) or on every thread of the current rayon pool; [`Cyclic`] if it has a
+/// cycle. The count of nodes finished goes to `meter`.
+pub fn search<O: Offset>(
+    graph: &Csr<O>,
+    levels: bool,
+    parallel: bool,
+    meter: &dyn Meter,
+) -> Result<Searched, Cyclic> {
+    let workers = if parallel { rayon::current_num_threads().max(1) } else { 1 };
+    let lanes = workers * LANES;
+    let most = most_moves(graph);
+    // A byte holds every value when the largest out-degree (the largest possible mex) leaves
+    // room for the busy codes and the unvisited one.
+    if (most as usize) + lanes < u8::MAX as usize {
+        with_cells::<O, AtomicU8>(graph, levels, lanes, meter)
+    } else if (most as u64) + (lanes as u64) < u64::from(u32::MAX) {
+        with_cells::<O, AtomicU32>(graph, levels, lanes, meter)
+    } else {
+        Err(Cyclic)
+    }
+}
+
+/// The largest out-degree of `graph`.
+fn most_moves<O: Offset>(graph: &Csr<O>) -> u32 {
+    let offsets = graph.offsets();
+    offsets.par_windows(2).map(|w| (w[1] - w[0]).index() as u32).max().unwrap_or(0)
+}
+
+fn with_cells<O: Offset, C: Cell>(
+    graph: &Csr<O>,
+    levels: bool,
+    lanes: usize,
+    meter: &dyn Meter,
+) -> Result<Searched, Cyclic> {
+    let n = graph.node_count();
+    let shared = Shared {
+        graph,
+        cells: C::unvisited(n),
+        levels: if levels { (0..n).map(|_| AtomicU32::new(0)).collect() } else { Vec::new() },
+        waiting: (0..lanes).map(|_| AtomicU32::new(NONE)).collect(),
+        stop: AtomicBool::new(false),
+        done: AtomicU64::new(0),
+        lanes: lanes as u32,
+        meter,
+    };
+    let result = match (lanes / LANES, levels) {
+        (1, false) => shared.roots::<false>(0, 0..n, &mut Scratch::new()),
+        (1, true) => shared.roots::<true>(0, 0..n, &mut Scratch::new()),
+        (_, false) => shared.parallel::<false>(),
+        (_, true) => shared.parallel::<true>(),
+    };
+    result?;
+    let Shared { cells, levels, .. } = shared;
+    let levels =
+        (!levels.is_empty()).then(|| levels.into_iter().map(AtomicU32::into_inner).collect());
+    Ok(Searched { values: Values::from_ints(C::into_ints(cells)), levels })
+}
+
+/// A node's cell: its value, or [`Cell::UNVISITED`], or busy on a worker's stack (the codes
+/// just below `UNVISITED`, one per worker). Values are stored as they are, so the cells
+/// become the values without a pass.
+trait Cell: Sync + Send + Sized {
+    /// The code of a node no worker has reached.
+    const UNVISITED: u32;
+    /// `n` unvisited cells.
+    fn unvisited(n: usize) -> Vec<Self>;
+    fn load(&self, order: Ordering) -> u32;
+    fn store(&self, code: u32, order: Ordering);
+    /// Claims an unvisited cell for `code`; false if it was not unvisited.
+    fn claim(&self, code: u32) -> bool;
+    /// The cells, all values by now, as values.
+    fn into_ints(cells: Vec<Self>) -> Ints;
+}
+
+impl Cell for AtomicU8 {
+    const UNVISITED: u32 = u8::MAX as u32;
+
+    fn unvisited(n: usize) -> Vec<AtomicU8> {
+        // A memset, then the same allocation taken as atomics (same size and alignment).
+        vec![u8::MAX; n].into_iter().map(AtomicU8::new).collect()
+    }
+
+    #[inline]
+    fn load(&self, order: Ordering) -> u32 {
+        AtomicU8::load(self, order).into()
+    }
+
+    #[inline]
+    fn store(&self, code: u32, order: Ordering) {
+        AtomicU8::store(self, code as u8, order)
+    }
+
+    #[inline]
+    fn claim(&self, code: u32) -> bool {
+        let (from, to) = (u8::MAX, code as u8);
+        self.compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
+
+    fn into_ints(cells: Vec<AtomicU8>) -> Ints {
+        Ints::U8(Store::from(cells.into_iter().map(AtomicU8::into_inner).collect::<Vec<u8>>()))
+    }
+}
+
+impl Cell for AtomicU32 {
+    const UNVISITED: u32 = u32::MAX;
+
+    fn unvisited(n: usize) -> Vec<AtomicU32> {
+        vec![u32::MAX; n].into_iter().map(AtomicU32::new).collect()
+    }
+
+    #[inline]
+    fn load(&self, order: Ordering) -> u32 {
+        AtomicU32::load(self, order)
+    }
+
+    #[inline]
+    fn store(&self, code: u32, order: Ordering) {
+        AtomicU32::store(self, code, order)
+    }
+
+    #[inline]
+    fn claim(&self, code: u32) -> bool {
+        self.compare_exchange(u32::MAX, code, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
+
+    fn into_ints(cells: Vec<AtomicU32>) -> Ints {
+        Ints::U32(Store::from(cells.into_iter().map(AtomicU32::into_inner).collect::<Vec<u32>>()))
+    }
+}
+
+/// What every worker of one search shares.
+struct Shared<'a, O: Offset, C: Cell> {
+    graph: &'a Csr<O>,
+    cells: Vec<C>,
+    /// Every node's level, when asked (else empty).
+    levels: Vec<AtomicU32>,
+    /// The node each lane waits for, or [`NONE`].
+    waiting: Vec<AtomicU32>,
+    /// Set when a worker met a cycle: every worker stops.
+    stop: AtomicBool,
+    /// Nodes finished, summed from the workers' counts (for the meter).
+    done: AtomicU64,
+    /// Lanes in all: [`LANES`] per worker.
+    lanes: u32,
+    meter: &'a dyn Meter,
+}
+
+/// One node being searched: the values of its finished moves (below [`MASK_VALUES`]) with the
+/// [`LATE`] bit, the node, and its next move's index in the targets.
+#[derive(Clone, Copy)]
+struct Frame<O> {
+    mask: u64,
+    node: u32,
+    edge: O,
+}
+
+/// One search of a worker's: its stack, and with levels each frame's largest level of a
+/// finished move plus one.
+struct Lane<O> {
+    stack: Vec<Frame<O>>,
+    heights: Vec<u32>,
+}
+
+/// What a lane's step ended on.
+enum Step {
+    /// A node was pushed: its lists are on their way from memory, so another lane goes on.
+    Pushed,
+    /// The stack emptied: the lane takes the next root.
+    Empty,
+    /// The top node waits for a move busy on another lane.
+    Blocked,
+}
+
+/// A worker's reusable scratch: its lanes, a mex scratch, and a count of nodes finished since
+/// the last report.
+struct Scratch<O> {
+    lanes: Vec<Lane<O>>,
+    mex: Mex,
+    finished: u64,
+}
+
+impl<O> Scratch<O> {
+    fn new() -> Scratch<O> {
+        let lanes = (0..LANES).map(|_| Lane { stack: Vec::new(), heights: Vec::new() }).collect();
+        Scratch { lanes, mex: Mex::new(), finished: 0 }
+    }
+}
+
+impl<O: Offset, C: Cell> Shared<'_, O, C> {
+    /// The code of a node busy on lane `lane`'s stack.
+    #[inline]
+    fn busy(&self, lane: u32) -> u32 {
+        C::UNVISITED - 1 - lane
+    }
+
+    /// True for a code that is a value.
+    #[inline]
+    fn is_value(&self, code: u32) -> bool {
+        code < C::UNVISITED - self.lanes
+    }
+
+    /// Roots in parallel tasks of [`ROOTS_PER_TASK`] ids, each worker with its own scratch
+    /// and its rayon index as its id.
+    fn parallel<const LEVELS: bool>(&self) -> Result<(), Cyclic> {
+        let n = self.graph.node_count();
+        let workers = self.lanes as usize / LANES;
+        let tasks = (0..n.div_ceil(ROOTS_PER_TASK)).into_par_iter();
+        let result = tasks.try_for_each_init(Scratch::new, |scratch, task| {
+            let me = rayon::current_thread_index().unwrap_or(usize::MAX);
+            if me >= workers {
+                // Not a worker of the pool the search was sized for: no id to claim with.
+                self.stop.store(true, Ordering::SeqCst);
+                return Err(Cyclic);
+            }
+            let start = task * ROOTS_PER_TASK;
+            self.roots::<LEVELS>(me as u32, start..(start + ROOTS_PER_TASK).min(n), scratch)
+        });
+        self.meter.set(self.done.load(Ordering::Relaxed));
+        result
+    }
+
+    /// Searches from every unvisited node of `roots` as worker `worker`, its lanes taking
+    /// turns: each runs until it pushes a node, whose lists then arrive from memory while the
+    /// others run. Returns once every lane is empty.
+    fn roots<const LEVELS: bool>(
+        &self,
+        worker: u32,
+        roots: std::ops::Range<usize>,
+        scratch: &mut Scratch<O>,
+    ) -> Result<(), Cyclic> {
+        let result = self.take_turns::<LEVELS>(worker, roots, scratch);
+        if result.is_err() {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        self.report(scratch, 0);
+        result
+    }
+
+    fn take_turns<const LEVELS: bool>(
+        &self,
+        worker: u32,
+        mut roots: std::ops::Range<usize>,
+        scratch: &mut Scratch<O>,
+    ) -> Result<(), Cyclic> {
+        let first = worker * LANES as u32;
+        let mut idle = 0u32;
+        loop {
+            let (mut active, mut progress) = (false, false);
+            for (l, lane) in scratch.lanes.iter_mut().enumerate() {
+                let id = first + l as u32;
+                if lane.stack.is_empty() && !self.next_root::<LEVELS>(id, &mut roots, lane) {
+                    continue;
+                }
+                active = true;
+                let step =
+                    self.step::<LEVELS>(id, lane, &mut scratch.mex, &mut scratch.finished)?;
+                progress |= !matches!(step, Step::Blocked);
+            }
+            if !active {
+                return Ok(());
+            }
+            if progress {
+                idle = 0;
+                if scratch.finished >= TICK {
+                    self.report(scratch, 0);
+                }
+                continue;
+            }
+            // Every lane waits: for other workers, or (a cycle) for one another.
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(Cyclic);
+            }
+            if (first..first + LANES as u32).any(|id| self.deadlocked(id)) {
+                return Err(Cyclic);
+            }
+            idle += 1;
+            if idle < SPINS {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// Claims the next unvisited node of `roots` for lane `id` and pushes it; false when
+    /// none is left.
+    fn next_root<const LEVELS: bool>(
+        &self,
+        id: u32,
+        roots: &mut std::ops::Range<usize>,
+        lane: &mut Lane<O>,
+    ) -> bool {
+        for root in roots.by_ref() {
+            let cell = &self.cells[root];
+            if cell.load(Ordering::Relaxed) == C::UNVISITED && cell.claim(self.busy(id)) {
+                self.push::<LEVELS>(root as u32, lane);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Adds `scratch`'s finished count to the total once it reaches `at_least`, and tells
+    /// the meter.
+    #[inline]
+    fn report(&self, scratch: &mut Scratch<O>, at_least: u64) {
+        if scratch.finished > at_least {
+            let done = self.done.fetch_add(scratch.finished, Ordering::Relaxed) + scratch.finished;
+            scratch.finished = 0;
+            self.meter.set(done);
+        }
+    }
+
+    /// Pushes `v`, claimed by this lane, and starts reading its list (its bounds were asked
+    /// for when its parent was pushed).
+    ///
+    /// A node's reads go in stages, each asking memory for what the next one needs and
+    /// handing the worker to another lane meanwhile: its list (here), then its moves' cells
+    /// and bounds ([`FRESH`], the lane's next turn), then its moves one by one, each next
+    /// move's list asked for as the one before it is looked at. A lane thus never waits for
+    /// memory it asked for itself a moment before; the worker's [`LANES`] searches keep that
+    /// many misses on the way at once.
+    #[inline]
+    fn push<const LEVELS: bool>(&self, v: u32, lane: &mut Lane<O>) {
+        let start = self.graph.offsets()[v as usize];
+        prefetch(self.graph.targets(), start.index());
+        lane.stack.push(Frame { mask: FRESH, node: v, edge: start });
+        if LEVELS {
+            lane.heights.push(0);
+        }
+    }
+
+    /// Asks memory for the cells, bounds (and levels) of the first moves of `v`.
+    #[inline]
+    fn ask_moves<const LEVELS: bool>(&self, v: u32) {
+        for &w in self.graph.successors(v).iter().take(PREFETCH_MOVES) {
+            prefetch(&self.cells, w as usize);
+            prefetch(self.graph.offsets(), w as usize);
+            if LEVELS {
+                prefetch(&self.levels, w as usize);
+            }
+        }
+    }
+
+    /// Runs lane `id` until it pushes a node, empties its stack or waits for a move busy on
+    /// another lane.
+    fn step<const LEVELS: bool>(
+        &self,
+        id: u32,
+        lane: &mut Lane<O>,
+        mex: &mut Mex,
+        finished: &mut u64,
+    ) -> Result<Step, Cyclic> {
+        let busy = self.busy(id);
+        let (offsets, targets) = (self.graph.offsets(), self.graph.targets());
+        // Values alone need no ordering: a cell holds the value itself. Levels are read
+        // beside a value, after the cell that publishes them.
+        let order = if LEVELS { Ordering::Acquire } else { Ordering::Relaxed };
+        while let Some(&Frame { mut mask, node, mut edge }) = lane.stack.last() {
+            if mask & FRESH != 0 {
+                self.ask_moves::<LEVELS>(node);
+                if let Some(top) = lane.stack.last_mut() {
+                    top.mask &= !FRESH;
+                }
+                return Ok(Step::Pushed);
+            }
+            // The frame's state lives in registers while its finished moves are scanned.
+            let end = offsets[node as usize + 1];
+            let mut height = if LEVELS { lane.heights.last().copied().unwrap_or(0) } else { 0 };
+            while edge < end {
+                let w = targets[edge.index()];
+                edge += O::from(1);
+                if edge < end {
+                    // The next move's list, whose bounds the push started reading.
+                    let next = targets[edge.index()] as usize;
+                    prefetch(targets, offsets[next].index());
+                }
+                let cell = &self.cells[w as usize];
+                let mut code = cell.load(order);
+                if code == C::UNVISITED {
+                    if cell.claim(busy) {
+                        self.save::<LEVELS>(lane, Frame { mask, node, edge }, height);
+                        self.push::<LEVELS>(w, lane);
+                        return Ok(Step::Pushed);
+                    }
+                    code = cell.load(Ordering::Acquire);
+                }
+                if self.is_value(code) {
+                    if code < MASK_VALUES {
+                        mask |= 1 << code;
+                    }
+                    if LEVELS {
+                        height = height.max(self.levels[w as usize].load(Ordering::Relaxed) + 1);
+                    }
+                } else if code == busy {
+                    // On this lane's own stack: a cycle.
+                    return Err(Cyclic);
+                } else {
+                    mask |= LATE;
+                }
+            }
+            let count = (end - offsets[node as usize]).index();
+            let value = if mask & LATE == 0 && count < MASK_VALUES as usize {
+                (!mask).trailing_zeros()
+            } else {
+                // Moves busy elsewhere are waited for; a wide node's mex is taken over every
+                // value, as the Kahn path takes it.
+                let Some(h) = self.settled::<LEVELS>(id, node) else {
+                    self.save::<LEVELS>(lane, Frame { mask, node, edge }, height);
+                    return Ok(Step::Blocked);
+                };
+                height = height.max(h);
+                let value = |s: u32| self.cells[s as usize].load(Ordering::Relaxed);
+                node_value(self.graph, node, &value, mex)
+            };
+            lane.stack.pop();
+            if LEVELS {
+                lane.heights.pop();
+                self.levels[node as usize].store(height, Ordering::Relaxed);
+            }
+            self.cells[node as usize].store(value, Ordering::Release);
+            *finished += 1;
+            if let Some(parent) = lane.stack.last_mut() {
+                if value < MASK_VALUES {
+                    parent.mask |= 1 << value;
+                }
+            }
+            if let (true, Some(h)) = (LEVELS, lane.heights.last_mut()) {
+                *h = (*h).max(height + 1);
+            }
+        }
+        Ok(Step::Empty)
+    }
+
+    /// Writes the top frame back from registers.
+    #[inline]
+    fn save<const LEVELS: bool>(&self, lane: &mut Lane<O>, frame: Frame<O>, height: u32) {
+        if let Some(top) = lane.stack.last_mut() {
+            *top = frame;
+        }
+        if let (true, Some(h)) = (LEVELS, lane.heights.last_mut()) {
+            *h = height;
+        }
+    }
+
+    /// The largest level of a move of `v` plus one (0 without levels) once every move has
+    /// its value; `None`, with the move waited for in lane `id`'s slot, while one has not.
+    fn settled<const LEVELS: bool>(&self, id: u32, v: u32) -> Option<u32> {
+        let mut height = 0;
+        for &w in self.graph.successors(v) {
+            if !self.is_value(self.cells[w as usize].load(Ordering::Acquire)) {
+                self.waiting[id as usize].store(w, Ordering::SeqCst);
+                return None;
+            }
+            if LEVELS {
+                height = height.max(self.levels[w as usize].load(Ordering::Relaxed) + 1);
+            }
+        }
+        self.waiting[id as usize].store(NONE, Ordering::SeqCst);
+        Some(height)
+    }
+
+    /// True when lane `id` waits for a node in a chain of waits that comes back to it: every
+    /// lane on the chain waits for a node another holds, so none can finish (a cycle).
+    ///
+    /// The chain is read one slot after another, not at one moment, so a lane may have moved
+    /// on between two reads. It is read again, whole: a node stays busy until it is done and
+    /// never becomes busy again, and a lane waits for a node until that node is done, so a
+    /// chain found twice was whole at the moment the second reading began.
+    fn deadlocked(&self, id: u32) -> bool {
+        if !self.wait_chain(id, &mut |_| {}) {
+            return false;
+        }
+        let (mut first, mut second) = (Vec::new(), Vec::new());
+        self.wait_chain(id, &mut |link| first.push(link))
+            && self.wait_chain(id, &mut |link| second.push(link))
+            && first == second
+    }
+
+    /// Follows who waits for whom from lane `id`, handing each (node, code) to `link`; true
+    /// when it comes back to `id`.
+    fn wait_chain(&self, id: u32, link: &mut impl FnMut((u32, u32))) -> bool {
+        let mut node = self.waiting[id as usize].load(Ordering::SeqCst);
+        for _ in 0..self.lanes {
+            if node == NONE {
+                return false;
+            }
+            let code = self.cells[node as usize].load(Ordering::SeqCst);
+            if self.is_value(code) || code == C::UNVISITED {
+                return false;
+            }
+            link((node, code));
+            let owner = C::UNVISITED - 1 - code;
+            if owner == id {
+                return true;
+            }
+            node = self.waiting[owner as usize].load(Ordering::SeqCst);
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Xorshift;
+
+    /// Values and levels the plain way: each node after its moves, in a rank order known
+    /// from how the graph was made.
+    fn oracle(lists: &[Vec<u32>], by_rank: &[u32]) -> (Vec<u32>, Vec<u32>) {
+        let n = lists.len();
+        let (mut values, mut levels) = (vec![0u32; n], vec![0u32; n]);
+        for &v in by_rank {
+            let moves = &lists[v as usize];
+            values[v as usize] =
+                (0..).find(|x| !moves.iter().any(|&w| values[w as usize] == *x)).unwrap();
+            levels[v as usize] = moves.iter().map(|&w| levels[w as usize] + 1).max().unwrap_or(0);
+        }
+        (values, levels)
+    }
+
+    /// A random DAG behind shuffled ids: node of rank `r` moves to ranks below it, near or
+    /// far, `most` moves at most (some nodes exactly `most`, to the `most` ranks just below,
+    /// so values reach it); with the ids by rank, sinks first.
+    fn dag(rng: &mut Xorshift, n: usize, most: u32) -> (Vec<Vec<u32>>, Vec<u32>) {
+        let mut id: Vec<u32> = (0..n as u32).collect();
+        for i in (1..n).rev() {
+            id.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let mut lists = vec![Vec::new(); n];
+        for r in 0..n {
+            let full = rng.below(4) == 0 && r >= most as usize;
+            let degree = if full { most } else { rng.below(u64::from(most) + 1) as u32 };
+            let near = rng.below(2) == 0;
+            lists[id[r] as usize] = (0..degree.min(r as u32))
+                .map(|k| {
+                    let below = if full {
+                        k as usize + 1
+                    } else if near {
+                        1 + rng.below(4.min(r as u64)) as usize
+                    } else {
+                        1 + rng.below(r as u64) as usize
+                    };
+                    id[r - below]
+                })
+                .collect();
+        }
+        (lists, id)
+    }
+
+    fn pools() -> Vec<rayon::ThreadPool> {
+        [2, 3, 5]
+            .iter()
+            .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap())
+            .collect()
+    }
+
+    /// On one worker and on pools of several, with and without levels, the search gives the
+    /// oracle's values and levels: byte cells, and 4-byte ones once a node has 250 moves.
+    #[test]
+    fn the_search_gives_the_plain_values_and_levels() {
+        let mut rng = Xorshift::new(0x9e37_79b9_7f4a_7c15);
+        let pools = pools();
+        for round in 0..60 {
+            let n = 1 + rng.below(if round % 5 == 0 { 20_000 } else { 400 }) as usize;
+            let most = match round % 6 {
+                0 => 300,
+                1 => 70,
+                _ => 1 + rng.below(12) as u32,
+            };
+            let (lists, by_rank) = dag(&mut rng, n, most);
+            let (values, levels) = oracle(&lists, &by_rank);
+            let g = Csr::from_lists(&lists).unwrap();
+            for with_levels in [false, true] {
+                let check = |found: Searched, how: &str| {
+                    assert_eq!(found.values.to_u32().as_ref(), &values[..], "round {round} {how}");
+                    let want = with_levels.then(|| levels.clone());
+                    assert_eq!(found.levels, want, "round {round} {how}");
+                };
+                check(search(&g, with_levels, false, &()).unwrap(), "one worker");
+                for pool in &pools {
+                    let found = pool.install(|| search(&g, with_levels, true, &()));
+                    let found = found.unwrap_or_else(|_| {
+                        panic!(
+                            "round {round} n {n} most {most} levels {with_levels} threads {}",
+                            pool.current_num_threads()
+                        )
+                    });
+                    check(found, &format!("{} threads", pool.current_num_threads()));
+                }
+            }
+        }
+    }
+
+    /// A chain, one node a level, where every lane and worker meets the others' stacks.
+    #[test]
+    fn a_chain_is_searched_on_every_worker() {
+        let n = 50_000u32;
+        let lists: Vec<Vec<u32>> =
+            (0..n).map(|v| if v == 0 { vec![] } else { vec![v - 1] }).collect();
+        let g = Csr::from_lists(&lists).unwrap();
+        let want: Vec<u32> = (0..n).map(|v| v % 2).collect();
+        for pool in pools() {
+            let found = pool.install(|| search(&g, true, true, &())).unwrap();
+            assert_eq!(found.values.to_u32().as_ref(), &want[..]);
+            assert_eq!(found.levels.unwrap(), (0..n).collect::<Vec<_>>());
+        }
+    }
+
+    /// Any cycle (a self-loop, a long one, one reachable only from far away) stops the
+    /// search, on one worker and on several.
+    #[test]
+    fn a_cycle_stops_the_search() {
+        let mut rng = Xorshift::new(0x2545_f491_4f6c_dd1d);
+        let pools = pools();
+        for round in 0..40 {
+            let n = 2 + rng.below(if round % 4 == 0 { 5_000 } else { 300 }) as usize;
+            let most = 1 + rng.below(6) as u32;
+            let (mut lists, _) = dag(&mut rng, n, most);
+            // A move from a node to one that reaches it: a path back, or the node itself.
+            let (a, b) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
+            let mut reach = vec![false; n];
+            let mut todo = vec![b];
+            while let Some(v) = todo.pop() {
+                if !std::mem::replace(&mut reach[v as usize], true) {
+                    todo.extend(&lists[v as usize]);
+                }
+            }
+            let (from, to) = if reach[a as usize] { (a, b) } else { (b, b) };
+            lists[from as usize].push(to);
+            let g = Csr::from_lists(&lists).unwrap();
+            assert_eq!(search(&g, false, false, &()).unwrap_err(), Cyclic, "round {round}");
+            for pool in &pools {
+                let found = pool.install(|| search(&g, round % 2 == 0, true, &()));
+                assert_eq!(found.unwrap_err(), Cyclic, "round {round}");
+            }
+        }
+    }
+}
