@@ -13,9 +13,11 @@
 //! 3. [`graph`]: the [`graph::Rule`] trait and the graphs that implement it (CSR, sums), and
 //!    the reverse graph.
 //! 4. [`order`]: Kahn's order, sinks first, grouped into levels; when no node has more than
-//!    [`order::MASK_MOVES`] moves the peel takes every node's value on the way.
-//! 5. [`eval`]: the Grundy value of every node the peel did not value, level by level; loopy
-//!    games' generalized values.
+//!    [`order::MASK_MOVES`] moves the peel takes every node's value on the way. One thread
+//!    values a game graph so; sums, loopy games and cycles are peeled on every path.
+//! 5. [`eval`]: on several threads, a game graph's values and levels by a depth-first search
+//!    over its moves ([`eval::search()`], no reverse graph); the Grundy value of every node the
+//!    peel did not value, level by level; loopy games' generalized values.
 //! 6. [`exec`]: the case loop (read, order, evaluate, then the queries), on the sequential
 //!    or the parallel path, and the whole-file runs of `solve`, `query`, `values` and `stats`.
 //! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.

@@ -39,8 +39,8 @@ pub struct Labelled {
 pub struct StageTimes {
     /// Reading the graph.
     pub parse: Duration,
-    /// Ordering; for an explicit game graph, the search that takes the values (and levels)
-    /// on the way.
+    /// Ordering; for an explicit game graph, the peel or the search that takes the values
+    /// (and levels) on the way.
     pub order: Duration,
     /// Grundy evaluation; zero when the ordering computed the values.
     pub evaluate: Duration,

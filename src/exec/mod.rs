@@ -65,7 +65,7 @@ impl Exec {
     /// The Grundy value of every node of a game graph and, with `levels`, every node's level;
     /// or the nodes of one cycle.
     ///
-    /// On several threads, by the depth-first search ([`eval::search`]): no reverse graph,
+    /// On several threads, by the depth-first search ([`eval::search()`]): no reverse graph,
     /// each edge read once. On one, by Kahn's peeling with the mex taken on the way
     /// ([`order::levels_valued`]): a level's nodes are independent, so one thread keeps many
     /// reads in flight, where one worker's searches wait for memory one node after another
