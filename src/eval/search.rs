@@ -3,22 +3,24 @@
 //! it, and no reverse graph is built.
 //!
 //! Each node has one cell (a byte when every value fits one, else 4 bytes): unvisited, busy
-//! on worker `t`'s stack, or its value. A worker claims a node by compare-and-swap before it
-//! pushes it, so each node is searched once; a frame ORs the values of its finished children
-//! into a 64-bit mask, and a child busy on another worker's stack is waited for once the
-//! frame's other children are done. In a DAG that wait always ends: the other worker is
-//! searching below the child, which cannot reach back to this worker's stack. A cycle shows as
-//! a child busy on the worker's own stack, or as workers each waiting for a node another of
-//! them holds; either stops the search ([`Cyclic`]) and the caller's Kahn peeling names the
-//! cycle, exactly as before (it also settles the rare false alarm of a wait-for check that
-//! read a stale slot: it is an alarm, never a wrong value).
+//! on a lane's stack, or its value. Every worker runs [`LANES`] searches (lanes) that take
+//! turns, each running until it pushes a node: the node's reads are then on their way from
+//! memory while the other lanes run. A lane claims a node by compare-and-swap before it
+//! pushes it, so each node is searched once; a frame ORs the values of its finished moves
+//! into a 64-bit mask, and a move busy on another lane is waited for once the frame's other
+//! moves are done (the lane stays blocked, the others go on). In a DAG that wait always ends:
+//! the other lane is searching below the move, which cannot reach back to the waiting lane's
+//! stack. A cycle shows as a move busy on the lane's own stack, or as lanes each waiting for a
+//! node another of them holds; either stops the search ([`Cyclic`]) and the caller's Kahn
+//! peeling names the cycle, exactly as before (and would evaluate the graph, were it ever a
+//! false alarm: an alarm, never a wrong value).
 //!
 //! A node's level (1 + the largest level of its moves, 0 for a sink: the level Kahn's peeling
 //! gives it) is taken on the way when asked, in one `u32` per node.
 //!
 //! Memory: one cell per node (1 or 4 bytes), 4 bytes per node for levels when asked, and each
-//! worker's stack, 16 bytes a frame (24 with 64-bit offsets) and 4 more with levels, as deep
-//! as the longest path it walks.
+//! lane's stack, 16 bytes a frame (24 with 64-bit offsets) and 4 more with levels, as deep as
+//! the longest path it walks.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
@@ -60,7 +62,7 @@ const ROOTS_PER_TASK: usize = 1 << 12;
 /// worker it waits for may need the core).
 const SPINS: u32 = 1 << 12;
 
-/// Most moves of a node whose moves' cells are prefetched when it is pushed.
+/// Most moves of a node whose cells and bounds are asked for on its lane's next turn.
 const PREFETCH_MOVES: usize = 16;
 
 /// Searches each worker interleaves, so that one's wait for memory is another's turn.
@@ -88,6 +90,7 @@ pub fn search<O: Offset>(
     } else if (most as u64) + (lanes as u64) < u64::from(u32::MAX) {
         with_cells::<O, AtomicU32>(graph, levels, lanes, meter)
     } else {
+        // No room for the busy codes: the peel takes the graph.
         Err(Cyclic)
     }
 }
@@ -100,7 +103,7 @@ fn most_moves<O: Offset>(graph: &Csr<O>) -> u32 {
 
 fn with_cells<O: Offset, C: Cell>(
     graph: &Csr<O>,
-    levels: bool,
+    with_levels: bool,
     lanes: usize,
     meter: &dyn Meter,
 ) -> Result<Searched, Cyclic> {
@@ -108,14 +111,14 @@ fn with_cells<O: Offset, C: Cell>(
     let shared = Shared {
         graph,
         cells: C::unvisited(n),
-        levels: if levels { (0..n).map(|_| AtomicU32::new(0)).collect() } else { Vec::new() },
+        levels: if with_levels { (0..n).map(|_| AtomicU32::new(0)).collect() } else { Vec::new() },
         waiting: (0..lanes).map(|_| AtomicU32::new(NONE)).collect(),
         stop: AtomicBool::new(false),
         done: AtomicU64::new(0),
         lanes: lanes as u32,
         meter,
     };
-    let result = match (lanes / LANES, levels) {
+    let result = match (lanes / LANES, with_levels) {
         (1, false) => shared.roots::<false>(0, 0..n, &mut Scratch::new()),
         (1, true) => shared.roots::<true>(0, 0..n, &mut Scratch::new()),
         (_, false) => shared.parallel::<false>(),
@@ -123,8 +126,7 @@ fn with_cells<O: Offset, C: Cell>(
     };
     result?;
     let Shared { cells, levels, .. } = shared;
-    let levels =
-        (!levels.is_empty()).then(|| levels.into_iter().map(AtomicU32::into_inner).collect());
+    let levels = with_levels.then(|| levels.into_iter().map(AtomicU32::into_inner).collect());
     Ok(Searched { values: Values::from_ints(C::into_ints(cells)), levels })
 }
 
@@ -661,6 +663,16 @@ mod tests {
                     check(found, &format!("{} threads", pool.current_num_threads()));
                 }
             }
+        }
+    }
+
+    /// A graph of no node has no value and no level, but its levels were asked for.
+    #[test]
+    fn an_empty_graph_has_empty_levels() {
+        let g = Csr::from_lists::<Vec<u32>>(&[]).unwrap();
+        for parallel in [false, true] {
+            let found = search(&g, true, parallel, &()).unwrap();
+            assert_eq!((found.values.len(), found.levels), (0, Some(Vec::new())));
         }
     }
 
