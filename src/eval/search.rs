@@ -85,7 +85,10 @@ pub fn search<O: Offset>(
     let most = most_moves(graph);
     // A byte holds every value when the largest out-degree (the largest possible mex) leaves
     // room for the busy codes and the unvisited one.
-    if (most as usize) + lanes < u8::MAX as usize {
+    let small = (most as usize) + lanes < u8::MAX as usize;
+    if small && levels {
+        with_cells::<O, Packed>(graph, levels, lanes, meter)
+    } else if small {
         with_cells::<O, AtomicU8>(graph, levels, lanes, meter)
     } else if (most as u64) + (lanes as u64) < u64::from(u32::MAX) {
         with_cells::<O, AtomicU32>(graph, levels, lanes, meter)
@@ -111,7 +114,11 @@ fn with_cells<O: Offset, C: Cell>(
     let shared = Shared {
         graph,
         cells: C::unvisited(n),
-        levels: if with_levels { (0..n).map(|_| AtomicU32::new(0)).collect() } else { Vec::new() },
+        levels: if with_levels && !C::PACKED {
+            (0..n).map(|_| AtomicU32::new(0)).collect()
+        } else {
+            Vec::new()
+        },
         waiting: (0..lanes).map(|_| AtomicU32::new(NONE)).collect(),
         stop: AtomicBool::new(false),
         done: AtomicU64::new(0),
@@ -126,24 +133,45 @@ fn with_cells<O: Offset, C: Cell>(
     };
     result?;
     let Shared { cells, levels, .. } = shared;
-    let levels = with_levels.then(|| levels.into_iter().map(AtomicU32::into_inner).collect());
-    Ok(Searched { values: Values::from_ints(C::into_ints(cells)), levels })
+    let (values, packed_levels) = C::into_parts(cells);
+    let levels = match packed_levels {
+        Some(levels) => Some(levels),
+        None => with_levels.then(|| levels.into_iter().map(AtomicU32::into_inner).collect()),
+    };
+    Ok(Searched { values: Values::from_ints(values), levels })
 }
 
-/// A node's cell: its value, or [`Cell::UNVISITED`], or busy on a worker's stack (the codes
-/// just below `UNVISITED`, one per worker). Values are stored as they are, so the cells
-/// become the values without a pass.
+/// A node's cell: its value (a [`Packed`] cell: and its level), or [`Cell::UNVISITED`], or
+/// busy on a lane's stack (the codes just below `UNVISITED`, one per lane). Plain cells store
+/// values as they are, so the cells become the values without a pass.
 trait Cell: Sync + Send + Sized {
-    /// The code of a node no worker has reached.
+    /// The code of a node no lane has reached.
     const UNVISITED: u32;
+    /// True when a code holds the level beside the value.
+    const PACKED: bool = false;
+    /// The value a value's code holds.
+    #[inline]
+    fn value(code: u32) -> u32 {
+        code
+    }
+    /// The level a value's code holds (packed cells only).
+    #[inline]
+    fn level(_code: u32) -> u32 {
+        0
+    }
+    /// The code of a finished node; `None` when the level does not fit.
+    #[inline]
+    fn code(value: u32, _level: u32) -> Option<u32> {
+        Some(value)
+    }
     /// `n` unvisited cells.
     fn unvisited(n: usize) -> Vec<Self>;
     fn load(&self, order: Ordering) -> u32;
     fn store(&self, code: u32, order: Ordering);
     /// Claims an unvisited cell for `code`; false if it was not unvisited.
     fn claim(&self, code: u32) -> bool;
-    /// The cells, all values by now, as values.
-    fn into_ints(cells: Vec<Self>) -> Ints;
+    /// The cells, all values by now, as values, and levels when they hold them.
+    fn into_parts(cells: Vec<Self>) -> (Ints, Option<Vec<u32>>);
 }
 
 impl Cell for AtomicU8 {
@@ -170,8 +198,9 @@ impl Cell for AtomicU8 {
         self.compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire).is_ok()
     }
 
-    fn into_ints(cells: Vec<AtomicU8>) -> Ints {
-        Ints::U8(Store::from(cells.into_iter().map(AtomicU8::into_inner).collect::<Vec<u8>>()))
+    fn into_parts(cells: Vec<AtomicU8>) -> (Ints, Option<Vec<u32>>) {
+        let values = cells.into_iter().map(AtomicU8::into_inner).collect::<Vec<u8>>();
+        (Ints::U8(Store::from(values)), None)
     }
 }
 
@@ -197,8 +226,65 @@ impl Cell for AtomicU32 {
         self.compare_exchange(u32::MAX, code, Ordering::AcqRel, Ordering::Acquire).is_ok()
     }
 
-    fn into_ints(cells: Vec<AtomicU32>) -> Ints {
-        Ints::U32(Store::from(cells.into_iter().map(AtomicU32::into_inner).collect::<Vec<u32>>()))
+    fn into_parts(cells: Vec<AtomicU32>) -> (Ints, Option<Vec<u32>>) {
+        let values = cells.into_iter().map(AtomicU32::into_inner).collect::<Vec<u32>>();
+        (Ints::U32(Store::from(values)), None)
+    }
+}
+
+/// A cell holding a value below 256 and the node's level in the 24 bits above it: with
+/// levels asked, one random read per move instead of two (the 10M-node file's `values`: see
+/// BENCHMARKS.md). A level of [`LEVEL_LIMIT`] or more does not fit (a path of 16.7M moves):
+/// the search then gives up and the peel takes the graph.
+struct Packed(AtomicU32);
+
+/// The first level a [`Packed`] cell cannot hold.
+const LEVEL_LIMIT: u32 = (1 << 24) - 1;
+
+impl Cell for Packed {
+    const UNVISITED: u32 = u32::MAX;
+    const PACKED: bool = true;
+
+    #[inline]
+    fn value(code: u32) -> u32 {
+        code & 0xff
+    }
+
+    #[inline]
+    fn level(code: u32) -> u32 {
+        code >> 8
+    }
+
+    #[inline]
+    fn code(value: u32, level: u32) -> Option<u32> {
+        (level < LEVEL_LIMIT).then_some(level << 8 | value)
+    }
+
+    fn unvisited(n: usize) -> Vec<Packed> {
+        vec![u32::MAX; n].into_iter().map(|c| Packed(AtomicU32::new(c))).collect()
+    }
+
+    #[inline]
+    fn load(&self, order: Ordering) -> u32 {
+        self.0.load(order)
+    }
+
+    #[inline]
+    fn store(&self, code: u32, order: Ordering) {
+        self.0.store(code, order)
+    }
+
+    #[inline]
+    fn claim(&self, code: u32) -> bool {
+        self.0.compare_exchange(u32::MAX, code, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
+
+    fn into_parts(cells: Vec<Packed>) -> (Ints, Option<Vec<u32>>) {
+        let values: Vec<u8> =
+            cells.par_iter().map(|c| Packed::value(c.0.load(Ordering::Relaxed)) as u8).collect();
+        // The cells become the levels in place.
+        let levels = cells.into_iter().map(|c| Packed::level(c.0.into_inner())).collect();
+        (Ints::U8(Store::from(values)), Some(levels))
     }
 }
 
@@ -265,6 +351,16 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
     #[inline]
     fn busy(&self, lane: u32) -> u32 {
         C::UNVISITED - 1 - lane
+    }
+
+    /// The level of finished node `w`, whose cell holds `code`.
+    #[inline]
+    fn level_of(&self, w: u32, code: u32) -> u32 {
+        if C::PACKED {
+            C::level(code)
+        } else {
+            self.levels[w as usize].load(Ordering::Relaxed)
+        }
     }
 
     /// True for a code that is a value.
@@ -410,7 +506,7 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
         for &w in self.graph.successors(v).iter().take(PREFETCH_MOVES) {
             prefetch(&self.cells, w as usize);
             prefetch(self.graph.offsets(), w as usize);
-            if LEVELS {
+            if LEVELS && !C::PACKED {
                 prefetch(&self.levels, w as usize);
             }
         }
@@ -429,7 +525,7 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
         let (offsets, targets) = (self.graph.offsets(), self.graph.targets());
         // Values alone need no ordering: a cell holds the value itself. Levels are read
         // beside a value, after the cell that publishes them.
-        let order = if LEVELS { Ordering::Acquire } else { Ordering::Relaxed };
+        let order = if LEVELS && !C::PACKED { Ordering::Acquire } else { Ordering::Relaxed };
         while let Some(&Frame { mut mask, node, mut edge }) = lane.stack.last() {
             if mask & FRESH != 0 {
                 self.ask_moves::<LEVELS>(node);
@@ -460,11 +556,12 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
                     code = cell.load(Ordering::Acquire);
                 }
                 if self.is_value(code) {
-                    if code < MASK_VALUES {
-                        mask |= 1 << code;
+                    let value = C::value(code);
+                    if value < MASK_VALUES {
+                        mask |= 1 << value;
                     }
                     if LEVELS {
-                        height = height.max(self.levels[w as usize].load(Ordering::Relaxed) + 1);
+                        height = height.max(self.level_of(w, code) + 1);
                     }
                 } else if code == busy {
                     // On this lane's own stack: a cycle.
@@ -484,15 +581,19 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
                     return Ok(Step::Blocked);
                 };
                 height = height.max(h);
-                let value = |s: u32| self.cells[s as usize].load(Ordering::Relaxed);
+                let value = |s: u32| C::value(self.cells[s as usize].load(Ordering::Relaxed));
                 node_value(self.graph, node, &value, mex)
             };
             lane.stack.pop();
             if LEVELS {
                 lane.heights.pop();
-                self.levels[node as usize].store(height, Ordering::Relaxed);
+                if !C::PACKED {
+                    self.levels[node as usize].store(height, Ordering::Relaxed);
+                }
             }
-            self.cells[node as usize].store(value, Ordering::Release);
+            // Past LEVEL_LIMIT the search gives up: the peel takes the graph.
+            let code = C::code(value, height).ok_or(Cyclic)?;
+            self.cells[node as usize].store(code, Ordering::Release);
             *finished += 1;
             if let Some(parent) = lane.stack.last_mut() {
                 if value < MASK_VALUES {
@@ -522,12 +623,13 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
     fn settled<const LEVELS: bool>(&self, id: u32, v: u32) -> Option<u32> {
         let mut height = 0;
         for &w in self.graph.successors(v) {
-            if !self.is_value(self.cells[w as usize].load(Ordering::Acquire)) {
+            let code = self.cells[w as usize].load(Ordering::Acquire);
+            if !self.is_value(code) {
                 self.waiting[id as usize].store(w, Ordering::SeqCst);
                 return None;
             }
             if LEVELS {
-                height = height.max(self.levels[w as usize].load(Ordering::Relaxed) + 1);
+                height = height.max(self.level_of(w, code) + 1);
             }
         }
         self.waiting[id as usize].store(NONE, Ordering::SeqCst);
