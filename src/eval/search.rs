@@ -2,25 +2,26 @@
 //! moves, on every thread at once: each edge is read once, in the direction the file gives
 //! it, and no reverse graph is built.
 //!
-//! Each node has one cell (a byte when every value fits one, else 4 bytes): unvisited, busy
-//! on a lane's stack, or its value. Every worker runs [`LANES`] searches (lanes) that take
-//! turns, each running until it pushes a node: the node's reads are then on their way from
-//! memory while the other lanes run. A lane claims a node by compare-and-swap before it
-//! pushes it, so each node is searched once; a frame ORs the values of its finished moves
-//! into a 64-bit mask, and a move busy on another lane is waited for once the frame's other
-//! moves are done (the lane stays blocked, the others go on). In a DAG that wait always ends:
-//! the other lane is searching below the move, which cannot reach back to the waiting lane's
-//! stack. A cycle shows as a move busy on the lane's own stack, or as lanes each waiting for a
-//! node another of them holds; either stops the search ([`Cyclic`]) and the caller's Kahn
-//! peeling names the cycle, exactly as before (and would evaluate the graph, were it ever a
-//! false alarm: an alarm, never a wrong value).
+//! Each node has one cell (a byte when every value fits one, else 4 bytes; with levels, 4
+//! bytes holding value and level, `Packed`): unvisited, busy on a lane's stack, or its value.
+//! Every worker runs 4 searches (lanes, `LANES`) that take turns, each running until it
+//! pushes a node: the node's reads are then on their way from memory while the other lanes
+//! run. A lane claims a node by compare-and-swap before it pushes it, so each node is searched
+//! once; a frame ORs the values of its finished moves into a 64-bit mask, and a move busy on
+//! another lane is waited for once the frame's other moves are done (the lane stays blocked,
+//! the others go on). In a DAG that wait always ends: the other lane is searching below the
+//! move, which cannot reach back to the waiting lane's stack. A cycle shows as a move busy on
+//! the lane's own stack, or as lanes each waiting for a node another of them holds; either
+//! stops the search ([`Cyclic`]) and the caller's Kahn peeling names the cycle, exactly as
+//! before (and would evaluate the graph, were it ever a false alarm: an alarm, never a wrong
+//! value).
 //!
 //! A node's level (1 + the largest level of its moves, 0 for a sink: the level Kahn's peeling
-//! gives it) is taken on the way when asked, in one `u32` per node.
+//! gives it) is taken on the way when asked, in its cell or in one `u32` per node beside it.
 //!
-//! Memory: one cell per node (1 or 4 bytes), 4 bytes per node for levels when asked, and each
-//! lane's stack, 16 bytes a frame (24 with 64-bit offsets) and 4 more with levels, as deep as
-//! the longest path it walks.
+//! Memory: one cell per node (1 or 4 bytes; 4 for values and levels together, or 8 when
+//! values need 4 bytes of their own), and each lane's stack, 16 bytes a frame (24 with 64-bit
+//! offsets) and 4 more with levels, as deep as the longest path it walks.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
