@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A billion edges (issue 27): `grundy solve` on the 100M-node / 1B-edge / 1M-query file, from
+# the file and through a pipe, with wall time and peak memory (GNU time's maximum resident set
+# size) per run and per edge, answers compared between the two. With a second binary, the same
+# runs of it too (a baseline: the answers must be the same bytes). Not in CI: the file is
+# 9.2 GB (generated once under target/bench, about a minute), each run takes about a minute and
+# the pipe holds the whole text in memory (about 14 GB) until input is streamed.
+#
+# Usage: scripts/billion.sh [BASELINE_BINARY]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bins=("$(realpath target/release/grundy)")
+[ $# -ge 1 ] && bins+=("$(realpath "$1")")
+dir=target/bench
+mkdir -p "$dir"
+file=$dir/b1.txt
+edges=1000000000
+[ -s "$file" ] || "${bins[0]}" generate -n 100000000 --avg-degree 10 -q 1000000 --seed 5 -o "$file"
+cat "$file" > /dev/null   # warm: the first run should not read the disk
+
+run() { # label, output file, command...
+  local label=$1 out=$2
+  shift 2
+  local line
+  line=$( { /usr/bin/time -f "%e %M" "$@" > "$out"; } 2>&1 | tail -1)
+  awk -v l="$label" -v e="$edges" -v t="${line% *}" -v k="${line#* }" \
+    'BEGIN {printf "| %s | %.1f | %d | %.1f |\n", l, t, k, k * 1024 / e}'
+}
+
+echo "| run | wall (s) | peak (KB) | peak per edge (B) |"
+echo "| --- | ---: | ---: | ---: |"
+for bin in "${bins[@]}"; do
+  run "$bin solve FILE" "$dir/b1-file.out" "$bin" solve "$file"
+  run "cat FILE \\| $bin solve -" "$dir/b1-pipe.out" sh -c "cat '$file' | '$bin' solve -"
+  cmp -s "$dir/b1-file.out" "$dir/b1-pipe.out" || { echo "error: $bin: the pipe's answers differ" >&2; exit 1; }
+  if [ -s "$dir/b1-first.out" ]; then
+    cmp -s "$dir/b1-first.out" "$dir/b1-file.out" || { echo "error: $bin: answers differ from ${bins[0]}'s" >&2; exit 1; }
+  else
+    mv "$dir/b1-file.out" "$dir/b1-first.out"
+  fi
+done
+echo "answers: the same bytes in every run"
+rm -f "$dir/b1-first.out" "$dir/b1-file.out" "$dir/b1-pipe.out"
