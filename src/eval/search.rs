@@ -83,7 +83,7 @@ pub fn search<O: Offset>(
 ) -> Result<Searched, Cyclic> {
     let workers = if parallel { rayon::current_num_threads().max(1) } else { 1 };
     let lanes = workers * LANES;
-    let most = most_moves(graph);
+    let most = graph.most_moves();
     // A byte holds every value when the largest out-degree (the largest possible mex) leaves
     // room for the busy codes and the unvisited one.
     let small = (most as usize) + lanes < u8::MAX as usize;
@@ -97,12 +97,6 @@ pub fn search<O: Offset>(
         // No room for the busy codes: the peel takes the graph.
         Err(Cyclic)
     }
-}
-
-/// The largest out-degree of `graph`.
-fn most_moves<O: Offset>(graph: &Csr<O>) -> u32 {
-    let offsets = graph.offsets();
-    offsets.par_windows(2).map(|w| (w[1] - w[0]).index() as u32).max().unwrap_or(0)
 }
 
 fn with_cells<O: Offset, C: Cell>(
@@ -403,7 +397,7 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
         if result.is_err() {
             self.stop.store(true, Ordering::SeqCst);
         }
-        self.report(scratch, 0);
+        self.report(scratch);
         result
     }
 
@@ -433,7 +427,7 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
             if progress {
                 idle = 0;
                 if scratch.finished >= TICK {
-                    self.report(scratch, 0);
+                    self.report(scratch);
                 }
                 continue;
             }
@@ -471,11 +465,9 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
         false
     }
 
-    /// Adds `scratch`'s finished count to the total once it reaches `at_least`, and tells
-    /// the meter.
-    #[inline]
-    fn report(&self, scratch: &mut Scratch<O>, at_least: u64) {
-        if scratch.finished > at_least {
+    /// Adds `scratch`'s finished count to the total, and tells the meter.
+    fn report(&self, scratch: &mut Scratch<O>) {
+        if scratch.finished > 0 {
             let done = self.done.fetch_add(scratch.finished, Ordering::Relaxed) + scratch.finished;
             scratch.finished = 0;
             self.meter.set(done);
@@ -733,7 +725,8 @@ mod tests {
     }
 
     /// On one worker and on pools of several, with and without levels, the search gives the
-    /// oracle's values and levels: byte cells, and 4-byte ones once a node has 250 moves.
+    /// oracle's values and levels: byte cells, packed ones (values and levels), and 4-byte
+    /// ones once a node has 250 moves.
     #[test]
     fn the_search_gives_the_plain_values_and_levels() {
         let mut rng = Xorshift::new(0x9e37_79b9_7f4a_7c15);

@@ -78,19 +78,17 @@ impl Exec {
         levels: bool,
         meter: &dyn Meter,
     ) -> Result<(Values, Option<Vec<u32>>), Cycle> {
-        if self.is_sequential() {
-            let (order, values) = order::levels_valued(graph, meter)?;
-            let values = match values {
-                Some(values) => Values::from_vec(values),
-                None => self.evaluate(graph, &order, meter),
-            };
-            return Ok((values, levels.then(|| order.node_levels())));
-        }
-        if let Ok(found) = eval::search(graph, levels, true, meter) {
-            return Ok((found.values, found.levels));
-        }
-        let order = self.order(graph, meter)?;
-        let values = self.evaluate(graph, &order, meter);
+        let (order, values) = match self {
+            Exec::Sequential => order::levels_valued(graph, meter)?,
+            Exec::Rayon { .. } => match eval::search(graph, levels, true, meter) {
+                Ok(found) => return Ok((found.values, found.levels)),
+                Err(eval::Cyclic) => (order::levels_parallel(graph, meter)?, None),
+            },
+        };
+        let values = match values {
+            Some(values) => Values::from_vec(values),
+            None => self.evaluate(graph, &order, meter),
+        };
         Ok((values, levels.then(|| order.node_levels())))
     }
 

@@ -208,6 +208,12 @@ impl<O: Offset> Csr<O> {
         &self.targets[self.offsets[v].index()..self.offsets[v + 1].index()]
     }
 
+    /// The largest out-degree (0 for no node), counted on every thread.
+    pub fn most_moves(&self) -> u32 {
+        use rayon::prelude::*;
+        self.offsets.par_windows(2).map(|w| (w[1] - w[0]).index() as u32).max().unwrap_or(0)
+    }
+
     /// Number of out-positions of `v` (a node lists at most `u32::MAX`).
     #[inline]
     pub fn out_degree(&self, v: u32) -> u32 {

@@ -2,10 +2,6 @@
 //! the mask of the values its released moves lead to ([`Packed`]), so that the peel takes
 //! every node's mex on the way.
 
-use rayon::prelude::*;
-
-use crate::graph::{Csr, Offset};
-
 /// The values of the nodes `ready`, found ready in `own` (the counts of the ids from `base`):
 /// each stored in its node's count, which is done counting (so that the counts become the
 /// values by node without a scattered write to a separate array, or its memory), and pushed,
@@ -25,11 +21,6 @@ pub const MASK_MOVES: u32 = 55;
 /// Most moves of every node for the peeling to take the mex in 4 bytes per node: a 26-bit
 /// mask and a 6-bit count.
 pub(super) const MASK_MOVES_NARROW: u32 = 25;
-
-/// The largest out-degree of `graph` (0 for no node).
-pub(super) fn most_moves<O: Offset>(graph: &Csr<O>) -> u32 {
-    (0..graph.node_count() as u32).into_par_iter().map(|v| graph.out_degree(v)).max().unwrap_or(0)
-}
 
 /// A pending count: a byte when every out-degree fits one, else 4 bytes; or [`Packed`].
 pub(super) trait Count: Copy + Send + Sync {

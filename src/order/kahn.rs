@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::chain::{Appended, Walk, WALK_NODES};
 pub use super::count::MASK_MOVES;
-use super::count::{most_moves, take_values, Count, Packed, MASK_MOVES_NARROW};
+use super::count::{take_values, Count, Packed, MASK_MOVES_NARROW};
 use super::radix::sort_ids;
 use super::{Cycle, Levels};
 use crate::graph::{Csr, Offset, Reverse};
@@ -98,7 +98,7 @@ fn peel_with<O: Offset>(
     parallel: bool,
     take_values: bool,
 ) -> Peeled<O> {
-    let most = most_moves(graph);
+    let most = graph.most_moves();
     let parts = if parallel { rayon::current_num_threads().clamp(1, MAX_PARTS) } else { 1 };
     let reverse = index(graph, meter, |graph, done| Reverse::build(graph, parts, parallel, done));
     match most {
@@ -269,36 +269,34 @@ fn peel_levels<O: Offset, C: Count>(
     reverse: Reverse<O>,
     parallel: bool,
 ) -> Peeled<O> {
+    // Values are taken on one thread only (the search takes them on several): the parallel
+    // release below carries none.
+    assert!(!(parallel && C::VALUED), "the parallel peel takes no values");
     let (mut ready, mut walk) = (Vec::new(), Walk::default());
     peel(graph, meter, reverse, |reverse, pending: &mut [C], appended, head, end| {
         if !parallel || end - head < INLINE_LEVEL {
             release_inline(reverse, pending, appended, head..end, (&mut ready, &mut walk));
             return;
         }
-        let Appended { order, values: in_order, .. } = appended;
+        let order = appended.order;
         walk.steps = 0;
-        let frontier = (&order[head..end], in_order.get(head..end).unwrap_or(&[]));
+        let frontier = (&order[head..end], &[][..]);
         let span = reverse.span();
-        // Each part's next nodes, sorted, and their values (when `C` carries them).
-        let next: Vec<(Vec<u32>, Vec<u8>)> = pending
+        // Each part's next nodes, sorted.
+        let next: Vec<Vec<u32>> = pending
             .par_chunks_mut(span)
             .enumerate()
             .map(|(k, own)| {
                 let lo = (k * span) as u32;
                 let mut ready = Vec::new();
-                release(reverse, frontier, k..k + 1, (&mut *own, lo), &mut ready);
+                release(reverse, frontier, k..k + 1, (own, lo), &mut ready);
                 sort_ids(&mut ready, lo, own.len());
-                let mut found = Vec::new();
-                if C::VALUED {
-                    take_values(&ready, (own, lo), &mut found);
-                }
-                (ready, found)
+                ready
             })
             .collect();
         // Ranges are in id order and each is sorted, so the level is sorted.
-        for (ready, found) in &next {
+        for ready in &next {
             order.extend_from_slice(ready);
-            in_order.extend_from_slice(found);
         }
     })
 }
@@ -347,7 +345,7 @@ mod tests {
             lists.extend((1..=300).map(|_| vec![]));
             lists.push(if cyclic { vec![0] } else { vec![] });
             let g = Csr::from_lists(&lists).unwrap();
-            assert!(most_moves(&g) > u8::MAX as u32);
+            assert!(g.most_moves() > u8::MAX as u32);
             if cyclic {
                 assert_eq!(levels(&g, &()).unwrap_err(), Cycle(vec![0, 301]));
                 assert_eq!(levels_parallel(&g, &()).unwrap_err(), Cycle(vec![0, 301]));
