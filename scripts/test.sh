@@ -3,7 +3,7 @@
 # integration, properties), the refusal of the columnar formats by a build without it (a
 # debug build, so as not to link a second optimised binary), then the Python tests that read
 # the columnar files with pyarrow (scripts/pytest.sh, on the release binary the first step
-# built). Extra arguments go to each cargo command (CI passes --locked).
+# built). Extra arguments go to each cargo command.
 # Usage: scripts/test.sh [CARGO ARGS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
