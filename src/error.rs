@@ -109,7 +109,12 @@ impl Error {
 
     /// Places a parser's error in `input` (named `path`) by line and column.
     pub fn parse(path: &str, input: &[u8], err: ParseError) -> Error {
-        let (line, column) = crate::parse::error::line_column(input, err.offset);
+        Error::parse_at(path, crate::parse::error::line_column(input, err.offset), err)
+    }
+
+    /// A parser's error in the input named `path`, at the 1-based `(line, column)` its reader
+    /// placed it at (a stream's reader, which no longer holds the bytes before it).
+    pub fn parse_at(path: &str, (line, column): (usize, usize), err: ParseError) -> Error {
         Error::Parse { path: path.to_string(), line, column, message: err.kind.to_string() }
     }
 

@@ -58,10 +58,12 @@ impl<'a> CaseReader<'a> {
         format: Format,
         meter: &'a dyn Meter,
     ) -> CaseReader<'a> {
-        let inner = match (format, exec) {
+        // A stream is read by the window reader on either executor: the sequential reader
+        // holds its whole text.
+        let inner = match (format, exec.window(input)) {
             (Format::Edges { .. }, _) => Inner::Edges { read: false },
-            (_, Exec::Sequential) => Inner::Sequential(ChessReader::of(input).with_meter(meter)),
-            (_, Exec::Rayon { chunk_bytes }) => {
+            (_, None) => Inner::Sequential(ChessReader::of(input).with_meter(meter)),
+            (_, Some(chunk_bytes)) => {
                 Inner::Parallel(Box::new(ParChessReader::of(input, chunk_bytes).with_meter(meter)))
             }
         };
@@ -75,9 +77,9 @@ impl<'a> CaseReader<'a> {
         nodes: u32,
         meter: &'a dyn Meter,
     ) -> CaseReader<'a> {
-        let inner = match exec {
-            Exec::Sequential => Inner::Sequential(ChessReader::of(input).alone(nodes)),
-            Exec::Rayon { chunk_bytes } => {
+        let inner = match exec.window(input) {
+            None => Inner::Sequential(ChessReader::of(input).alone(nodes)),
+            Some(chunk_bytes) => {
                 Inner::Parallel(Box::new(ParChessReader::of(input, chunk_bytes).alone(nodes)))
             }
         };
@@ -109,6 +111,11 @@ impl<'a> CaseReader<'a> {
         }
     }
 
+    /// The input's length for progress bars: 0 (unknown) for a stream.
+    fn total(&self) -> u64 {
+        self.input.len_hint().unwrap_or(0) as u64
+    }
+
     /// Fails if anything but whitespace follows the end of the queries (for a file of queries
     /// only, whose optional `0` must be its last token).
     pub fn expect_end(&mut self) -> Result<(), Error> {
@@ -118,7 +125,7 @@ impl<'a> CaseReader<'a> {
             Inner::Edges { .. } => None,
         };
         match offset {
-            None => Ok(()),
+            None => self.failure().map_or(Ok(()), Err),
             Some(offset) => Err(self.error(ParseError { offset, kind: ParseErrorKind::AfterEnd })),
         }
     }
@@ -126,10 +133,11 @@ impl<'a> CaseReader<'a> {
     /// Reads the next case's graph: its number, the graph and the time it took.
     fn read_case(&mut self) -> Result<Option<(u64, GameGraph, Duration)>, Error> {
         let start = Instant::now();
-        let total = self.input.bytes().len() as u64;
         let case = self.case() + 1;
-        self.stage(case, "reading", Unit::Bytes, total);
-        let Some(graph) = self.next_graph().map_err(|e| self.error(e))? else { return Ok(None) };
+        self.stage(case, "reading", Unit::Bytes, self.total());
+        let Some(graph) = self.next_graph().map_err(|e| self.error(e))? else {
+            return self.failure().map_or(Ok(None), Err);
+        };
         Ok(Some((case, graph, start.elapsed())))
     }
 
@@ -263,8 +271,7 @@ impl<'a> CaseReader<'a> {
     {
         let mut bufs = Bufs::<R>::default();
         let mut count = 0u64;
-        let total = self.input.bytes().len() as u64;
-        self.stage(self.case(), "answering", Unit::Bytes, total);
+        self.stage(self.case(), "answering", Unit::Bytes, self.total());
         let meter = self.meter;
         match &mut self.inner {
             Inner::Sequential(r) => {
@@ -291,7 +298,10 @@ impl<'a> CaseReader<'a> {
                 }
             }
             Inner::Parallel(r) => {
-                while let Some(batch) = r.next_queries().map_err(|e| error(self.input, e))? {
+                while let Some(batch) = match r.next_queries() {
+                    Ok(batch) => batch,
+                    Err(e) => return Err(window_error(self.input, r, e)),
+                } {
                     answer::answer_batch_ahead(&batch, &mut bufs, &answer, ahead);
                     count += batch.len() as u64;
                     flush(&bufs)?;
@@ -312,11 +322,32 @@ impl<'a> CaseReader<'a> {
         self.queries(|_, _, _: &mut Bufs| {}, |_| Ok(()))
     }
 
-    fn error(&self, e: ParseError) -> Error {
-        error(self.input, e)
+    /// The error to report for `e`, which the reader has just returned.
+    fn error(&mut self, e: ParseError) -> Error {
+        match &mut self.inner {
+            Inner::Parallel(r) => window_error(self.input, r, e),
+            _ => error(self.input, e),
+        }
+    }
+
+    /// The failed read that ended a stream early, if one did (the reader took it for the end).
+    fn failure(&mut self) -> Option<Error> {
+        let Inner::Parallel(r) = &mut self.inner else { return None };
+        read_failure(self.input, r)
     }
 }
 
 fn error(input: &Input, e: ParseError) -> Error {
     Error::parse(input.name(), input.bytes(), e)
+}
+
+/// The error for `e` from the window reader `r`: a failed read of its stream if one ended it,
+/// else `e` where `r` places it.
+fn window_error(input: &Input, r: &mut ParChessReader, e: ParseError) -> Error {
+    read_failure(input, r).unwrap_or_else(|| Error::parse_at(input.name(), r.locate(e.offset), e))
+}
+
+fn read_failure(input: &Input, r: &mut ParChessReader) -> Option<Error> {
+    let (e, failing) = r.take_failure()?;
+    Some(Error::io(input.name(), failing, e))
 }

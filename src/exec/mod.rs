@@ -54,6 +54,17 @@ impl Exec {
         self == Exec::Sequential
     }
 
+    /// The bytes per window when `input` is read by the window reader: always on several
+    /// threads, and on one for a stream, which the sequential reader would have to hold whole;
+    /// `None` for the sequential reader.
+    pub fn window(self, input: &crate::io::input::Input) -> Option<usize> {
+        match self {
+            Exec::Rayon { chunk_bytes } => Some(chunk_bytes),
+            Exec::Sequential if input.is_stream() => Some(DEFAULT_CHUNK_BYTES),
+            Exec::Sequential => None,
+        }
+    }
+
     /// Kahn's levels of `graph`, or the nodes of one cycle.
     pub fn order<O: Offset>(self, graph: &Csr<O>, meter: &dyn Meter) -> Result<Levels, Cycle> {
         match self {

@@ -105,7 +105,9 @@ fn answer_all<S: RowSink>(
 fn hint_graph_file(error: Error, queries: &Input, format: Format) -> Error {
     match error {
         Error::Parse { path, line, column, message } if path == queries.name() => {
-            let message = match graph_file_nodes(queries.bytes(), format) {
+            // A stream cannot be read again (and is not held).
+            let nodes = (!queries.is_stream()).then(|| graph_file_nodes(queries.bytes(), format));
+            let message = match nodes.flatten() {
                 Some(nodes) => format!(
                     "{message} (QUERIES looks like a graph file: it reads as a case of {nodes} \
                      nodes; give a file of queries, `M p_1 .. p_M` per line)"

@@ -2,16 +2,19 @@
 //! read for gzip and zstd files.
 //!
 //! The map lives behind this one type so the rest of grundy sees only `&[u8]`. A compressed
-//! input is recognised by its magic bytes (whatever its name) and decompressed into memory as
-//! it is read: it cannot be mapped, so it costs its decompressed size in memory, like stdin. A
-//! UTF-8 byte-order mark at the start of any input is not part of its text.
+//! input is recognised by its magic bytes (whatever its name). Opened with
+//! [`Input::open_streaming`] (the commands that read cases: `solve`, `values`, `stats`,
+//! `query`, `index`), a pipe or a compressed input is a [`Stream`] that the case reader takes
+//! and reads window by window as it arrives, so it costs its windows, never its whole text;
+//! opened with [`Input::open`], it is read whole into memory. A UTF-8 byte-order mark at the
+//! start of any input is not part of its text.
 
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 
@@ -31,7 +34,41 @@ pub struct Input {
     bom: usize,
     /// Bytes before this offset have been handed back to the kernel ([`Input::release_before`]).
     released: AtomicUsize,
+    /// A pipe or a decompressing read, until the one reader that reads it takes it
+    /// ([`Input::take_stream`]); `data` then holds only the text's first bytes.
+    stream: Mutex<Option<Stream>>,
+    /// True for an input opened as a stream (even once its stream is taken).
+    streamed: bool,
 }
+
+/// The text of a pipe or a compressed input, read as it arrives (after any byte-order mark).
+pub struct Stream {
+    reader: Box<dyn Read + Send>,
+    /// What a failed read was doing, for its message: `cannot read` or `cannot decompress`.
+    failing: &'static str,
+}
+
+impl Stream {
+    /// Reads into `buf` as [`Read::read`] does.
+    pub fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.reader.read(buf)
+    }
+
+    /// What a failed read was doing, for its message.
+    pub fn failing(&self) -> &'static str {
+        self.failing
+    }
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream").field("failing", &self.failing).finish_non_exhaustive()
+    }
+}
+
+/// Bytes of a stream's text looked at when it is opened: its byte-order mark and enough for
+/// the magic number a caller tests ([`Input::open_streaming`]).
+const PEEK: usize = 16;
 
 /// The UTF-8 byte-order mark some editors put at the start of a text file.
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -58,8 +95,16 @@ impl Compression {
         }
     }
 
-    /// All the bytes `reader` decompresses to. Concatenated gzip members (as `cat a.gz b.gz`
-    /// makes) are read as one stream, as `zcat` reads them.
+    /// A reader of what `reader` decompresses to. Concatenated gzip members (as `cat a.gz
+    /// b.gz` makes) are read as one stream, as `zcat` reads them.
+    fn decoder(self, reader: Box<dyn Read + Send>) -> std::io::Result<Box<dyn Read + Send>> {
+        Ok(match self {
+            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(reader)),
+            Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(reader)?),
+        })
+    }
+
+    /// All the bytes `reader` decompresses to (as [`Compression::decoder`] reads them).
     fn read_all(self, reader: impl Read) -> std::io::Result<Vec<u8>> {
         let mut bytes = Vec::new();
         match self {
@@ -104,7 +149,92 @@ impl Input {
             Data::Owned(bytes) => bytes.starts_with(BOM),
         };
         let bom = if bom { BOM.len() } else { 0 };
-        Input { name, data: Arc::new(data), bom, released: AtomicUsize::new(0) }
+        let (stream, streamed) = (Mutex::new(None), false);
+        Input { name, data: Arc::new(data), bom, released: AtomicUsize::new(0), stream, streamed }
+    }
+
+    /// Opens `path`, or stdin when it is `None` or `-`, as [`Input::open`] does, except that a
+    /// pipe or a compressed input is a [`Stream`] read as it arrives: unless its first bytes
+    /// (up to 16, after any byte-order mark) satisfy `whole`, which reads it whole (an index
+    /// must be mapped or held whole).
+    pub fn open_streaming(
+        path: Option<&Path>,
+        whole: impl Fn(&[u8]) -> bool,
+    ) -> Result<Input, IoError> {
+        let (name, raw): (String, Box<dyn Read + Send>) = match path {
+            Some(p) if p.as_os_str() != "-" => {
+                let name = p.display().to_string();
+                let file = File::open(p).map_err(|e| IoError::file(&name, "cannot open", e))?;
+                let meta = file.metadata().map_err(|e| IoError::file(&name, "cannot read", e))?;
+                let pipe = !meta.is_file() || meta.len() == 0;
+                if meta.is_dir() {
+                    return Input::file(p);
+                }
+                if !pipe {
+                    let mut magic = [0u8; 4];
+                    let start = read_start(&file, &mut magic)
+                        .map_err(|e| IoError::file(&name, "cannot read", e))?;
+                    if Compression::of(start).is_none() {
+                        return Input::file(p);
+                    }
+                }
+                (name, Box::new(std::io::BufReader::with_capacity(1 << 20, file)))
+            }
+            _ => (STDIN_NAME.to_string(), Box::new(std::io::stdin())),
+        };
+        Input::streaming(name, raw, whole)
+    }
+
+    /// The input `reader` gives, compressed or not, as a stream (tests, fuzzing).
+    pub fn from_reader(name: &str, reader: Box<dyn Read + Send>) -> Result<Input, IoError> {
+        Input::streaming(name.to_string(), reader, |_| false)
+    }
+
+    /// The input whose text `raw` holds, compressed or not, as a stream (or whole, as
+    /// `whole` says of its first bytes).
+    fn streaming(
+        name: String,
+        mut raw: Box<dyn Read + Send>,
+        whole: impl Fn(&[u8]) -> bool,
+    ) -> Result<Input, IoError> {
+        let magic = peek(&mut raw, 4).map_err(|e| IoError::file(&name, "cannot read", e))?;
+        let compression = Compression::of(&magic);
+        let raw: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(magic).chain(raw));
+        let (mut reader, failing) = match compression {
+            Some(c) => {
+                let failing = "cannot decompress";
+                (c.decoder(raw).map_err(|e| IoError::file(&name, failing, e))?, failing)
+            }
+            None => (raw, "cannot read"),
+        };
+        let mut start = peek(&mut reader, PEEK).map_err(|e| IoError::file(&name, failing, e))?;
+        let bom = if start.starts_with(BOM) { BOM.len() } else { 0 };
+        if whole(&start[bom..]) {
+            reader.read_to_end(&mut start).map_err(|e| IoError::file(&name, failing, e))?;
+            return Ok(Input::from_bytes(&name, start));
+        }
+        let text = std::io::Cursor::new(start[bom..].to_vec()).chain(reader);
+        let stream = Stream { reader: Box::new(text), failing };
+        Ok(Input {
+            stream: Mutex::new(Some(stream)),
+            streamed: true,
+            ..Input::from_bytes(&name, start)
+        })
+    }
+
+    /// True for an input read as a [`Stream`]: its [`Input::bytes`] are only its first bytes.
+    pub fn is_stream(&self) -> bool {
+        self.streamed
+    }
+
+    /// The stream of an input opened as one, once: the reader that takes it reads it all.
+    pub fn take_stream(&self) -> Option<Stream> {
+        self.stream.lock().ok()?.take()
+    }
+
+    /// The length of the text in bytes, when it is known before it is read (not a stream's).
+    pub fn len_hint(&self) -> Option<usize> {
+        (!self.streamed).then(|| self.bytes().len())
     }
 
     /// Reads all of stdin: a pipe cannot be mapped. Compressed data is decompressed.
@@ -198,7 +328,8 @@ impl Input {
         &self.name
     }
 
-    /// All the input's bytes (after a byte-order mark, if it has one).
+    /// All the input's bytes (after a byte-order mark, if it has one); for a stream
+    /// ([`Input::is_stream`]), the first bytes only, looked at when it was opened.
     pub fn bytes(&self) -> &[u8] {
         &self.data.pinned()[self.bom..]
     }
@@ -217,6 +348,13 @@ impl Pinned for Data {
             Data::Owned(bytes) => bytes,
         }
     }
+}
+
+/// The first `count` bytes `reader` gives (fewer at its end), read out of it.
+fn peek(reader: &mut impl Read, count: usize) -> std::io::Result<Vec<u8>> {
+    let mut start = Vec::with_capacity(count);
+    reader.take(count as u64).read_to_end(&mut start)?;
+    Ok(start)
 }
 
 /// Reads the first bytes of `file` (up to `buf`'s length) with positioned reads, leaving the

@@ -56,9 +56,33 @@ impl<'a> ParChessReader<'a> {
 
     /// A reader of `input`'s bytes that hands the pages it has tokenized back to the kernel
     /// ([`Input::release_before`]), so a file larger than memory streams through.
+    ///
+    /// A stream ([`Input::is_stream`]) is read as it arrives, holding only the windows an error
+    /// may still point at, on every executor: the lists of a case are checked as they are
+    /// walked instead of after the case, while their bytes are held.
     pub fn of(input: &'a Input, chunk_bytes: usize) -> ParChessReader<'a> {
         let reader = ParChessReader::new(input.bytes(), chunk_bytes);
-        ParChessReader { tokens: reader.tokens.releasing(input), ..reader }
+        let tokens = match input.is_stream() {
+            // A stream already taken has nothing left to read.
+            true => match input.take_stream() {
+                Some(stream) => TokenReader::streaming(stream, chunk_bytes),
+                None => TokenReader::new(&[], chunk_bytes),
+            },
+            false => reader.tokens.releasing(input),
+        };
+        ParChessReader { tokens, ..reader }
+    }
+
+    /// The 1-based line and column of the byte offset of an error this reader has just
+    /// returned.
+    pub fn locate(&self, offset: usize) -> (usize, usize) {
+        self.tokens.locate(offset)
+    }
+
+    /// The failed read that ended a stream early, once: what went wrong, rather than the
+    /// error or the end the reader made of it.
+    pub fn take_failure(&mut self) -> Option<(std::io::Error, &'static str)> {
+        self.tokens.take_failure()
     }
 
     /// This reader, telling `meter` the bytes tokenized, window by window.
@@ -114,7 +138,11 @@ impl<'a> ParChessReader<'a> {
         let mut targets = self.tokens.take(section_len);
         compact(&mut targets, &offsets);
         // A parallel max, vectorized; the offending edge is searched for only on the error path.
-        let max = targets.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
+        // A stream's lists were checked as they were walked.
+        let max = match self.tokens.is_stream() {
+            true => None,
+            false => targets.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten(),
+        };
         if let Some(e) = max.filter(|&m| m >= n).and_then(|_| targets.iter().position(|&t| t >= n))
         {
             let (node, index, of) = offsets.locate(e);
@@ -144,7 +172,9 @@ impl<'a> ParChessReader<'a> {
             }
             let record = walk.take(tokens.buf()[pos]);
             let end = pos + 1 + record.len() as usize;
-            if !record.is_empty() && !tokens.ensure(end - 1) {
+            if tokens.is_stream() {
+                take_checked(tokens, walk, &record, pos, end, end)?;
+            } else if !record.is_empty() && !tokens.ensure(end - 1) {
                 let index = (tokens.buf().len() - pos) as u32;
                 return Err(tokens.missing(tokens.buf().len(), walk.item(&record, index)));
             }
@@ -163,7 +193,10 @@ impl<'a> ParChessReader<'a> {
             self.walk_sums().map_err(|e| self.bad_part(case, n).unwrap_or(e))?;
         let mut parts = self.tokens.take(section_len);
         compact_sums(&mut parts, n);
-        let max = parts.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
+        let max = match self.tokens.is_stream() {
+            true => None,
+            false => parts.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten(),
+        };
         if let Some(e) = max.filter(|&m| m >= n).and_then(|_| parts.iter().position(|&t| t >= n)) {
             let m = part_offsets.partition_point(|&o| o as usize <= e) - 1;
             let node = move_offsets.partition_point(|&o| o as usize <= m) - 1;
@@ -201,9 +234,18 @@ impl<'a> ParChessReader<'a> {
             let counted = walk.expected();
             let record = walk.take(tokens.buf()[pos]);
             match record {
-                Record::Moves { .. } => node_pos = pos,
+                Record::Moves { .. } => {
+                    node_pos = pos;
+                    if tokens.is_stream() {
+                        tokens.hold_from(node_pos);
+                    }
+                }
                 _ => {
-                    if !record.is_empty() && !tokens.ensure(pos + record.len() as usize) {
+                    if tokens.is_stream() {
+                        // The node's move count may yet be an error's token (too many moves).
+                        let end = pos + 1 + record.len() as usize;
+                        take_checked(tokens, walk, &record, pos, end, node_pos)?;
+                    } else if !record.is_empty() && !tokens.ensure(pos + record.len() as usize) {
                         let index = (tokens.buf().len() - pos) as u32;
                         let expected = walk.item(&record, index);
                         return Err(tokens.missing(tokens.buf().len(), expected));
@@ -364,6 +406,42 @@ impl<'a> ParChessReader<'a> {
     }
 }
 
+/// Buffers the list of `record`, the tokens `pos + 1 .. end` (its count at `pos`), checking
+/// each is one of the case's nodes as the windows arrive, and marks them checked: the way a
+/// stream's lists are read, so no bytes of the case need be held once it is walked. The
+/// tokens from buffer index `keep` on stay locatable (a sums node's move count).
+///
+/// The first error is the one the whole-text path finds: a bad item before the point where
+/// the input ends or stops being numbers.
+fn take_checked(
+    tokens: &mut TokenReader<'_>,
+    walk: &Walk,
+    record: &Record,
+    pos: usize,
+    end: usize,
+    keep: usize,
+) -> Result<(), ParseError> {
+    let n = walk.nodes;
+    let mut from = pos + 1;
+    loop {
+        let have = tokens.buf().len().min(end);
+        if let Some(i) = tokens.buf()[from.min(have)..have].iter().position(|&t| t >= n) {
+            let at = from + i;
+            let expected = walk.item(record, (at - pos) as u32);
+            return Err(out_of_range(tokens.offset_of(at), expected, tokens.buf()[at], n));
+        }
+        tokens.hold_from(have.min(keep));
+        if have >= end {
+            return Ok(());
+        }
+        from = have;
+        if !tokens.ensure(have) {
+            let index = (tokens.buf().len() - pos) as u32;
+            return Err(tokens.missing(tokens.buf().len(), walk.item(record, index)));
+        }
+    }
+}
+
 /// Queries checked per parallel task.
 const QUERIES_PER_CHECK: usize = 1 << 12;
 
@@ -509,23 +587,67 @@ mod tests {
     type Read = Vec<(GameGraph, Vec<Vec<u32>>)>;
 
     fn read_parallel(text: &[u8], chunk: usize) -> Result<Read, ParseError> {
-        let mut r = ParChessReader::new(text, chunk);
+        read_all(&mut ParChessReader::new(text, chunk), false)
+    }
+
+    /// What the window reader yields from `text` given as a stream, and for an error, the line
+    /// and column it places it at, which must be those of the error's offset in `text`; with
+    /// the most bytes the stream held at once, which must stay near a window whatever the
+    /// size of the input.
+    fn read_streamed(text: &[u8], chunk: usize, sums: bool) -> (Result<Read, ParseError>, usize) {
+        let reader = Box::new(std::io::Cursor::new(text.to_vec()));
+        let input = Input::from_reader("t", reader).unwrap();
+        let mut r = ParChessReader::of(&input, chunk);
+        let mut most = 0;
+        let read = read_all_watching(&mut r, sums, &mut most);
+        if let Err(e) = &read {
+            let at = crate::parse::error::line_column(text, e.offset);
+            assert_eq!(r.locate(e.offset), at, "chunk {chunk}: {e:?} in {text:?}");
+        }
+        (read, most)
+    }
+
+    fn read_all(r: &mut ParChessReader, sums: bool) -> Result<Read, ParseError> {
+        read_all_watching(r, sums, &mut 0)
+    }
+
+    fn read_all_watching(
+        r: &mut ParChessReader,
+        sums: bool,
+        most: &mut usize,
+    ) -> Result<Read, ParseError> {
         let mut cases = Vec::new();
-        while let Some(g) = r.next_graph()? {
+        loop {
+            let graph = match sums {
+                true => r.next_sums_graph()?.map(GameGraph::Sums),
+                false => r.next_graph()?,
+            };
+            let Some(g) = graph else { break };
+            *most = (*most).max(r.tokens.held_bytes());
             let mut queries = Vec::new();
             while let Some(batch) = r.next_queries()? {
                 queries.extend((0..batch.len()).map(|i| batch.positions(i).to_vec()));
             }
+            *most = (*most).max(r.tokens.held_bytes());
             cases.push((g, queries));
         }
         Ok(cases)
     }
 
     fn read_sequential(text: &[u8]) -> Result<Read, ParseError> {
+        read_sequential_as(text, false)
+    }
+
+    fn read_sequential_as(text: &[u8], sums: bool) -> Result<Read, ParseError> {
         let mut r = ChessReader::new(text);
         let mut cases = Vec::new();
         let mut q = Vec::new();
-        while let Some(g) = r.next_graph()? {
+        loop {
+            let graph = match sums {
+                true => r.next_sums_graph()?.map(GameGraph::Sums),
+                false => r.next_graph()?,
+            };
+            let Some(g) = graph else { break };
             let mut queries = Vec::new();
             while r.next_query(&mut q)? {
                 queries.push(q.clone());
@@ -549,6 +671,7 @@ mod tests {
             let expected = read_sequential(text).unwrap();
             for chunk in 1..text.len() + 3 {
                 assert_eq!(read_parallel(text, chunk).unwrap(), expected, "chunk {chunk}");
+                assert_eq!(read_streamed(text, chunk, false).0.unwrap(), expected, "{chunk}");
             }
         }
     }
@@ -576,8 +699,51 @@ mod tests {
             for chunk in 1..text.len() + 3 {
                 let got = read_parallel(text, chunk);
                 assert_eq!(got.unwrap_err(), expected, "chunk {chunk} {text:?}");
+                let streamed = read_streamed(text, chunk, false).0;
+                assert_eq!(streamed.unwrap_err(), expected, "stream, chunk {chunk} {text:?}");
             }
         }
+    }
+
+    /// The sums format through a stream: the same graphs and the same first errors as the
+    /// sequential reader's, for every window size.
+    #[test]
+    fn a_stream_of_sums_reads_as_the_sequential_reader() {
+        let texts: [&[u8]; 7] = [
+            b"3\n2 2 1 2 1 1\n1 1 2\n0\n2 0 1\n0\n",
+            b"2 0 1 1 1\n1 0 0",
+            b"3\n2 2 1 2 1 1\n1 1 7\n0\n",
+            b"3\n2 2 1 2 1 1\n1 1 2\n0\n2 0 3\n",
+            b"2\n1 2 1\n",
+            b"2\n1 2 1 x\n0\n",
+            b"2\n3 1 1 1 1 1 1\n0\n1 0 1 1 1 9",
+        ];
+        for text in texts {
+            let expected = read_sequential_as(text, true);
+            for chunk in 1..text.len() + 3 {
+                assert_eq!(read_streamed(text, chunk, true).0, expected, "{chunk} {text:?}");
+            }
+        }
+    }
+
+    /// A stream is held a window or so at a time, however long: a graph of 20,000 nodes and
+    /// 20,000 queries (610 KiB) in 64-byte windows never held more than one read of the stream
+    /// (64 KiB) and a few hundred bytes.
+    #[test]
+    fn a_stream_is_held_a_window_at_a_time() {
+        let n = 20_000u32;
+        let mut text = format!("{n}\n");
+        for v in 0..n {
+            let moves: Vec<String> = (v + 1..n.min(v + 4)).map(|w| w.to_string()).collect();
+            text += &format!("{} {}\n", moves.len(), moves.join(" "));
+        }
+        for q in 0..n {
+            text += &format!("2 {} {}\n", q, (q * 7) % n);
+        }
+        let (read, most) = read_streamed(text.as_bytes(), 64, false);
+        assert_eq!(read.unwrap(), read_sequential(text.as_bytes()).unwrap());
+        let bound = crate::parse::text::READ_AT_LEAST + 1024;
+        assert!(most < bound, "held {most} bytes of {}", text.len());
     }
 
     /// Sections of every shape (empty lists, long lists first or last, one node holding every

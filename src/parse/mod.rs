@@ -10,5 +10,6 @@ pub mod error;
 pub mod format;
 pub(crate) mod kernel;
 pub(crate) mod lexer;
+pub(crate) mod text;
 pub(crate) mod tokens;
 pub mod walk;

@@ -11,16 +11,18 @@
 
 use rayon::prelude::*;
 
-use crate::io::input::Input;
+use crate::io::input::{Input, Stream};
 use crate::meter::Meter;
 use crate::parse::error::{Expected, ParseError};
 use crate::parse::kernel::tokenize_piece;
-use crate::parse::lexer::{is_space, Lexer};
+use crate::parse::lexer::Lexer;
+use crate::parse::text::{boundary, Text};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
 const PIECES_PER_THREAD: usize = 4;
 
-/// A window of input: where it starts in bytes and the global index of its first token.
+/// A piece of a window of input: where it starts in bytes and the global index of its first
+/// token.
 #[derive(Debug, Clone, Copy)]
 struct Window {
     first_token: u64,
@@ -31,16 +33,21 @@ struct Window {
 ///
 /// Invariant: `buf` holds the tokens with global indices `base .. base + buf.len()`, all the
 /// tokens of the bytes before `next`; if `lex_error` is set, the bytes from that offset do not
-/// start a valid token and nothing after it is tokenized.
+/// start a valid token and nothing after it is tokenized. On a stream, the bytes of every
+/// token from `max(base, hold)` on are held, so an error there is located.
 #[derive(Debug)]
 pub struct TokenReader<'a> {
-    bytes: &'a [u8],
+    text: Text<'a>,
     chunk_bytes: usize,
     next: usize,
     buf: Vec<u32>,
     base: u64,
+    /// Where each piece of a window starts (on a stream, from the first one held).
     windows: Vec<Window>,
     lex_error: Option<usize>,
+    /// The first token an error may still point at, when the walker has checked buffered
+    /// tokens ahead of `base` ([`TokenReader::hold_from`]).
+    hold: u64,
     /// One token buffer per piece of a window, reused by every window.
     piece_tokens: Vec<Vec<u32>>,
     /// Told the bytes tokenized after each window.
@@ -52,18 +59,63 @@ pub struct TokenReader<'a> {
 impl<'a> TokenReader<'a> {
     /// A reader at the start of `bytes`, tokenizing about `chunk_bytes` per window.
     pub fn new(bytes: &'a [u8], chunk_bytes: usize) -> TokenReader<'a> {
+        TokenReader::of_text(Text::Whole(bytes), chunk_bytes)
+    }
+
+    /// A reader of `stream` as it arrives, tokenizing about `chunk_bytes` per window and
+    /// holding only the bytes an error may still point at.
+    pub fn streaming(stream: Stream, chunk_bytes: usize) -> TokenReader<'a> {
+        TokenReader::of_text(Text::stream(stream), chunk_bytes)
+    }
+
+    fn of_text(text: Text<'a>, chunk_bytes: usize) -> TokenReader<'a> {
         TokenReader {
-            bytes,
+            text,
             chunk_bytes: chunk_bytes.max(1),
             next: 0,
             buf: Vec::new(),
             base: 0,
             windows: Vec::new(),
             lex_error: None,
+            hold: 0,
             piece_tokens: Vec::new(),
             meter: &(),
             input: None,
         }
+    }
+
+    /// True when the input is a stream: a token's bytes are held only while it is at or after
+    /// [`TokenReader::hold_from`]'s mark, so walkers check what they hold as they go.
+    pub fn is_stream(&self) -> bool {
+        self.text.is_stream()
+    }
+
+    /// Says that no error will point at a buffered token before buffer index `i` (the walker
+    /// has checked them): on a stream, their bytes may go at the next window.
+    pub fn hold_from(&mut self, i: usize) {
+        self.hold = self.base + i as u64;
+    }
+
+    /// The 1-based line and column of byte `offset`, a token at or after the hold mark (or the
+    /// end of the input).
+    pub fn locate(&self, offset: usize) -> (usize, usize) {
+        self.text.locate(offset)
+    }
+
+    /// Bytes of the input held in memory by the reader itself (a stream's; 0 for a whole
+    /// text, which its owner holds).
+    #[cfg(test)]
+    pub fn held_bytes(&self) -> usize {
+        match &self.text {
+            Text::Whole(_) => 0,
+            Text::Stream(_) => self.text.held().0.len(),
+        }
+    }
+
+    /// The failed read that ended a stream early, once (then the reader's own error or end
+    /// is not what went wrong).
+    pub fn take_failure(&mut self) -> Option<(std::io::Error, &'static str)> {
+        self.text.take_failure()
     }
 
     /// This reader, handing the pages of `input` it has tokenized back to the kernel before
@@ -132,17 +184,20 @@ impl<'a> TokenReader<'a> {
     /// the bad token's own error, or an unexpected end.
     pub fn missing(&self, i: usize, expected: Expected) -> ParseError {
         debug_assert!(i >= self.buf.len());
-        match self.lex_error {
+        let (bytes, start) = self.text.held();
+        let mut e = match self.lex_error {
             Some(offset) if i == self.buf.len() => {
-                let mut lex = Lexer::at(self.bytes, offset);
+                let mut lex = Lexer::at(bytes, offset - start);
                 match lex.next_u32(expected) {
                     Err(e) => e,
                     // Unreachable by the invariant; an end error is still a true statement.
                     Ok(_) => lex.unexpected_end(expected),
                 }
             }
-            _ => Lexer::at(self.bytes, self.bytes.len()).unexpected_end(expected),
-        }
+            _ => Lexer::at(bytes, bytes.len()).unexpected_end(expected),
+        };
+        e.offset += start;
+        e
     }
 
     /// The offset of the bad token that stopped tokenizing, if one did.
@@ -165,13 +220,15 @@ impl<'a> TokenReader<'a> {
     pub fn offset_of_global(&self, global: u64) -> usize {
         let w = self.windows.partition_point(|w| w.first_token <= global).saturating_sub(1);
         let Some(window) = self.windows.get(w) else { return 0 };
-        let mut lex = Lexer::at(self.bytes, window.byte_offset);
+        let (bytes, start) = self.text.held();
+        debug_assert!(!self.is_stream() || global >= self.base.max(self.hold), "token let go");
+        let mut lex = Lexer::at(bytes, window.byte_offset - start);
         let expected = Expected::NodeCount { case: 0 };
         for _ in window.first_token..global {
             let _ = lex.next_u32(expected);
         }
         lex.at_token();
-        lex.offset()
+        start + lex.offset()
     }
 
     /// Tokenizes the next window; false if nothing is left to tokenize.
@@ -180,15 +237,17 @@ impl<'a> TokenReader<'a> {
     /// (no fresh memory to fault in), and the pieces are then appended in order: one pass over
     /// the bytes and a memcpy of the tokens.
     fn fill(&mut self) -> bool {
-        if self.lex_error.is_some() || self.next >= self.bytes.len() {
+        if self.lex_error.is_some() {
             return false;
         }
-        let start = self.next;
-        self.release();
-        let end = boundary(self.bytes, start + self.chunk_bytes);
-        self.windows
-            .push(Window { first_token: self.base + self.buf.len() as u64, byte_offset: start });
-        let bytes = self.bytes;
+        if self.is_stream() {
+            self.forget();
+        } else {
+            self.release();
+        }
+        let Some(end) = self.text.window_end(self.next, self.chunk_bytes) else { return false };
+        let (bytes, at) = self.text.held();
+        let (start, end) = (self.next - at, end - at);
         let pieces = pieces(bytes, start, end, rayon::current_num_threads());
         self.piece_tokens.resize_with(self.piece_tokens.len().max(pieces.len()), Vec::new);
         let parsed: Vec<Option<usize>> = pieces
@@ -196,25 +255,43 @@ impl<'a> TokenReader<'a> {
             .zip(self.piece_tokens.par_iter_mut())
             .map(|(&(a, b), out)| {
                 out.clear();
-                tokenize_piece(&bytes[a..b], out).map(|at| a + at)
+                tokenize_piece(&bytes[a..b], out).map(|bad| a + bad)
             })
             .collect();
         if self.buf.capacity() == 0 {
-            // The first window: reserve for the whole input (bounded); only the pages tokens
-            // are written to are ever touched. Not on huge pages: tokens are written and read
-            // in order, where huge pages save no TLB miss, and this first touch is serial, where
-            // a huge page's fault costs the most (a 1M-node file: 0.54 s instead of 0.62; 10M:
-            // 7.0 s instead of 10.5; scripts/bench.sh).
-            let bound = (bytes.len() - start) / 2 + 1;
-            self.buf.reserve(bound.min(MAX_RESERVE));
+            // The first window: reserve for the whole input (bounded), when its length is
+            // known; only the pages tokens are written to are ever touched. Not on huge pages:
+            // tokens are written and read in order, where huge pages save no TLB miss, and
+            // this first touch is serial, where a huge page's fault costs the most (a 1M-node
+            // file: 0.54 s instead of 0.62; 10M: 7.0 s instead of 10.5; scripts/bench.sh).
+            if let Text::Whole(whole) = self.text {
+                let bound = (whole.len() - start) / 2 + 1;
+                self.buf.reserve(bound.min(MAX_RESERVE));
+            }
         }
         // Keep the tokens before the first bad one; nothing after it is read.
         let kept = parsed.iter().position(Option::is_some).map_or(parsed.len(), |k| k + 1);
-        self.lex_error = parsed[..kept].iter().find_map(|&bad| bad);
+        self.lex_error = parsed[..kept].iter().find_map(|&bad| bad.map(|bad| at + bad));
+        // Each piece is a window an error's offset is found from: a rescan of a piece at most.
+        let mut first_token = self.base + self.buf.len() as u64;
+        for (&(a, _), tokens) in pieces.iter().zip(&self.piece_tokens).take(kept) {
+            self.windows.push(Window { first_token, byte_offset: at + a });
+            first_token += tokens.len() as u64;
+        }
         append(&mut self.buf, &self.piece_tokens[..kept]);
-        self.next = end;
-        self.meter.set(end as u64);
+        self.next = at + end;
+        self.meter.set(self.next as u64);
         true
+    }
+
+    /// Lets a stream's bytes go up to the piece that holds the first token an error may still
+    /// point at (the tokens from `max(base, hold)` on), with the pieces before it.
+    fn forget(&mut self) {
+        let keep = self.base.max(self.hold);
+        let w = self.windows.partition_point(|w| w.first_token <= keep).saturating_sub(1);
+        let from = self.windows.get(w).map_or(self.next, |w| w.byte_offset.min(self.next));
+        self.text.forget_before(from);
+        self.windows.drain(..w);
     }
 }
 
@@ -243,15 +320,6 @@ fn append(buf: &mut Vec<u32>, pieces: &[Vec<u32>]) {
 
 /// Token buffers reserve at most this many tokens (4 GiB) ahead: beyond it they grow.
 const MAX_RESERVE: usize = 1 << 30;
-
-/// The first offset at or after `at` that is whitespace or the end: tokens never straddle it.
-fn boundary(bytes: &[u8], at: usize) -> usize {
-    let mut i = at.min(bytes.len());
-    while i < bytes.len() && !is_space(bytes[i]) {
-        i += 1;
-    }
-    i
-}
 
 /// Cuts `start..end` into about `threads * PIECES_PER_THREAD` pieces at whitespace.
 fn pieces(bytes: &[u8], start: usize, end: usize, threads: usize) -> Vec<(usize, usize)> {

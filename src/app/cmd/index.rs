@@ -5,7 +5,6 @@ use crate::app::cli::IndexArgs;
 use crate::app::config::{self, Config};
 use grundy::error::Error;
 use grundy::exec;
-use grundy::io::input::Input;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
 
@@ -16,7 +15,7 @@ pub fn run(args: &IndexArgs, config: &Config) -> Result<(), Error> {
     let output = Some(args.output.as_path());
     super::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     let progress = Progress::new(config.progress);
-    let input = Input::open(args.file.as_deref())?;
+    let input = super::open_text(args.file.as_deref(), format)?;
     if grundy::index::is_index(input.bytes()) {
         return Err(Error::Usage(format!("{} is an index already", input.name())));
     }

@@ -105,6 +105,16 @@ fn absolute(p: &Path) -> Option<std::path::PathBuf> {
     Some(dir.canonicalize().ok()?.join(p.file_name()?))
 }
 
+/// Opens the text a command reads cases from (`path`, or stdin): a pipe or a compressed input
+/// as a stream, read as it arrives, unless it is an index or an edge list, which are read
+/// whole (an index is mapped or held; an edge list's reader takes all its bytes).
+pub fn open_text(path: Option<&Path>, format: grundy::Format) -> Result<grundy::Input, Error> {
+    let whole = |start: &[u8]| {
+        grundy::index::is_index(start) || matches!(format, grundy::Format::Edges { .. })
+    };
+    Ok(grundy::Input::open_streaming(path, whole)?)
+}
+
 /// The index `input` holds, opened and checked, when it is one (recognised by its first
 /// bytes, whatever its name); `None` for a text input. The flags that say how a text input is
 /// written are refused with an index, which records how it was made, and `--loopy` must say

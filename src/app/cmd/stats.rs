@@ -7,7 +7,6 @@ use crate::app::cli::StatsArgs;
 use crate::app::config::{self, Config};
 use grundy::error::Error;
 use grundy::exec;
-use grundy::io::input::Input;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
 use grundy::report::stats::{CaseStats, Report};
@@ -18,7 +17,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, false)?;
     let progress = Progress::new(config.progress);
-    let input = Input::open(args.file.as_deref())?;
+    let input = super::open_text(args.file.as_deref(), format)?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(None, &progress)?;
     let cases = match &index {
