@@ -213,3 +213,72 @@ fn a_byte_order_mark_is_skipped_and_positions_stay_right() {
     let values = run(&["values", edges.to_str().unwrap(), "--format", "edges"], None).ok();
     assert_eq!(values, "case,node,grundy,level,out_degree\n1,0,1,1,1\n1,1,0,0,0\n");
 }
+
+/// Streams (stdin, gzip, zstd) are read window by window as they arrive, holding only what an
+/// error may still point at: every error is placed at the line and column the file's reader
+/// places it at, wherever it falls among many small windows, on one thread and on several,
+/// in every format.
+#[test]
+fn a_streams_errors_are_placed_as_the_files() {
+    let dir = tempdir();
+    let mut rng = Rng::new(27);
+    let cases: Vec<Case> = (0..3).map(|_| random_case(&mut rng, 300, 4, 200, 3)).collect();
+    let good = write_messy(&mut rng, &cases, false);
+    // Each damage at a place of the text: an out-of-range id, a bad token, a cut-off end.
+    let at = |frac: usize| {
+        let i = good.len() * frac / 8;
+        i + good[i..].iter().position(|b| b.is_ascii_digit()).unwrap_or(0)
+    };
+    let mut texts = vec![good.clone(), good[..good.len() * 5 / 8].to_vec()];
+    for frac in [1, 3, 5, 7] {
+        let i = at(frac);
+        texts.push([&good[..i], b"999999 ", &good[i..]].concat());
+        texts.push([&good[..i], b"x", &good[i..]].concat());
+    }
+    let edges = b"0 1\n1 2\n# c\n2 3\n".repeat(200);
+    let mut edge_texts = vec![edges.clone()];
+    for bad in [&b"7 x\n"[..], b"5 4000000000\n", b"1 2 3\n"] {
+        let i = edges.len() / 2;
+        edge_texts.push([&edges[..i], bad, &edges[i..]].concat());
+    }
+    let sums = b"3\n2 2 1 2 1 1\n1 1 2\n0\n2 0 1\n".repeat(100);
+    let mut sums_texts = vec![sums.clone()];
+    let i = sums.len() / 2 + 1;
+    sums_texts.push([&sums[..i], b"9 ", &sums[i..]].concat());
+    let runs = [
+        (&[][..], texts),
+        (&["--format", "edges"][..], edge_texts),
+        (&["--format", "sums"][..], sums_texts),
+    ];
+    for (format, texts) in runs {
+        for text in texts {
+            let path = write_file(dir.path(), "t.txt", &text);
+            let file = path.to_str().unwrap();
+            let gz = write_file(dir.path(), "t.gz", &gzip(&text));
+            let zst = zstd::stream::encode_all(&text[..], 1).unwrap();
+            let zst = write_file(dir.path(), "t.zst", &zst);
+            for threads in ["1", "2"] {
+                let args = |input: &'_ str| -> Vec<String> {
+                    let common = ["--threads", threads, "--chunk-bytes", "64", "values", input];
+                    common.iter().chain(format).map(|s| s.to_string()).collect()
+                };
+                let output = |input: &str, stdin: Option<&[u8]>| {
+                    let args = args(input);
+                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                    let run = run(&args, stdin);
+                    (run.code, run.stdout_text(), run.stderr)
+                };
+                let (code, out, err) = output(file, None);
+                let unnamed = |text: &str, name: &str| text.replace(name, "NAME");
+                let want = (code, out, unnamed(&err, file));
+                let from_stdin = output("-", Some(&text));
+                assert_eq!((from_stdin.0, from_stdin.1, unnamed(&from_stdin.2, "<stdin>")), want);
+                for packed in [&gz, &zst] {
+                    let name = packed.to_str().unwrap();
+                    let got = output(name, None);
+                    assert_eq!((got.0, got.1, unnamed(&got.2, name)), want, "{name}");
+                }
+            }
+        }
+    }
+}

@@ -20,6 +20,7 @@ use crate::parse::chess::ChessReader;
 use crate::parse::chess_parallel::ParChessReader;
 use crate::parse::error::{ParseError, ParseErrorKind};
 use crate::parse::format::Format;
+use crate::parse::text::Text;
 
 /// Flush answered queries to their outputs once this many bytes are buffered (sequential path).
 const FLUSH_BYTES: usize = 1 << 16;
@@ -107,7 +108,7 @@ impl<'a> CaseReader<'a> {
         match &self.inner {
             Inner::Sequential(r) => r.offset(),
             Inner::Parallel(r) => r.offset(),
-            Inner::Edges { read } => usize::from(*read) * self.input.bytes().len(),
+            Inner::Edges { read } => usize::from(*read) * self.input.len_hint().unwrap_or(0),
         }
     }
 
@@ -135,7 +136,7 @@ impl<'a> CaseReader<'a> {
         let start = Instant::now();
         let case = self.case() + 1;
         self.stage(case, "reading", Unit::Bytes, self.total());
-        let Some(graph) = self.next_graph().map_err(|e| self.error(e))? else {
+        let Some(graph) = self.next_graph()? else {
             return self.failure().map_or(Ok(None), Err);
         };
         Ok(Some((case, graph, start.elapsed())))
@@ -210,20 +211,36 @@ impl<'a> CaseReader<'a> {
     }
 
     /// Reads the next case's graph in the reader's format.
-    fn next_graph(&mut self) -> Result<Option<GameGraph>, ParseError> {
+    fn next_graph(&mut self) -> Result<Option<GameGraph>, Error> {
         let sums = self.format == Format::Sums;
-        match &mut self.inner {
-            Inner::Sequential(r) if sums => Ok(r.next_sums_graph()?.map(GameGraph::Sums)),
+        let read = match &mut self.inner {
+            Inner::Sequential(r) if sums => r.next_sums_graph().map(|g| g.map(GameGraph::Sums)),
             Inner::Sequential(r) => r.next_graph(),
-            Inner::Parallel(r) if sums => Ok(r.next_sums_graph()?.map(GameGraph::Sums)),
+            Inner::Parallel(r) if sums => r.next_sums_graph().map(|g| g.map(GameGraph::Sums)),
             Inner::Parallel(r) => r.next_graph(),
             Inner::Edges { read: true } => Ok(None),
             Inner::Edges { read } => {
-                let Format::Edges { nodes } = self.format else { unreachable!("edges reader") };
                 *read = true;
-                let (bytes, window) = (self.input.bytes(), self.exec.chunk_bytes());
-                Ok(Some(self.exec.read_edges(bytes, nodes, window, self.meter)?))
+                return self.read_edges().map(Some);
             }
+        };
+        read.map_err(|e| self.error(e))
+    }
+
+    /// Reads the input as an edge list, a stream as it arrives.
+    fn read_edges(&mut self) -> Result<GameGraph, Error> {
+        let Format::Edges { nodes } = self.format else { unreachable!("edges reader") };
+        let input = self.input;
+        let mut text = match input.is_stream() {
+            true => input.take_stream().map_or(Text::Whole(&[]), Text::stream),
+            false => Text::Whole(input.bytes()),
+        };
+        let window = self.exec.chunk_bytes();
+        let read = self.exec.read_edges(&mut text, nodes, window, self.meter);
+        match (read, text.take_failure()) {
+            (_, Some((e, failing))) => Err(Error::io(input.name(), failing, e)),
+            (Ok(graph), None) => Ok(graph),
+            (Err(e), None) => Err(Error::parse_at(input.name(), e.at, e.error)),
         }
     }
 

@@ -11,7 +11,8 @@ use crate::eval::Values;
 use crate::graph::{Csr, GameGraph, Offset, Rule};
 use crate::meter::Meter;
 use crate::order::{self, Cycle, Levels};
-use crate::parse::error::ParseError;
+use crate::parse::edges::Located;
+use crate::parse::text::Text;
 use crate::{eval, parse};
 
 pub mod cases;
@@ -123,12 +124,12 @@ impl Exec {
     /// An edge list's graph ([`parse::edges`]).
     pub fn read_edges(
         self,
-        bytes: &[u8],
+        text: &mut Text,
         nodes: Option<u32>,
         window: usize,
         meter: &dyn Meter,
-    ) -> Result<GameGraph, ParseError> {
-        parse::edges::read(bytes, nodes, !self.is_sequential(), window, meter)
+    ) -> Result<GameGraph, Located> {
+        parse::edges::read_text(text, nodes, !self.is_sequential(), window, meter)
     }
 
     /// `f` of every item, in order: in parallel unless sequential.

@@ -48,12 +48,13 @@ pub struct Stream {
     failing: &'static str,
 }
 
-impl Stream {
-    /// Reads into `buf` as [`Read::read`] does.
-    pub fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         self.reader.read(buf)
     }
+}
 
+impl Stream {
     /// What a failed read was doing, for its message.
     pub fn failing(&self) -> &'static str {
         self.failing

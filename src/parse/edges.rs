@@ -24,6 +24,7 @@ use crate::graph::{narrow_limit, Csr, GameGraph, Offset};
 use crate::meter::{Meter, Stage, Unit};
 use crate::parse::error::{quoted, Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::{scan_number, Lexer, Scanned, QUOTE_MAX};
+use crate::parse::text::{Cut, Text};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
 const PIECES_PER_THREAD: usize = 4;
@@ -51,30 +52,82 @@ pub fn read(
     window: usize,
     meter: &dyn Meter,
 ) -> Result<GameGraph, ParseError> {
-    meter.start(Stage { case: 1, name: "reading", unit: Unit::Bytes, total: bytes.len() as u64 });
+    read_text(&mut Text::Whole(bytes), nodes, parallel, window, meter).map_err(|e| e.error)
+}
+
+/// An error of [`read_text`], with the 1-based line and column of its offset, found while
+/// the bytes there were held.
+#[derive(Debug)]
+pub struct Located {
+    /// What is wrong, at which offset.
+    pub error: ParseError,
+    /// Its line and column.
+    pub at: (usize, usize),
+}
+
+/// [`read`] of a text that may be a stream, read window by window as it arrives: only the
+/// window being parsed is held, and the first mention of the largest id so far is placed as
+/// it is met, since a refused node count is found only at the end.
+pub fn read_text(
+    text: &mut Text,
+    nodes: Option<u32>,
+    parallel: bool,
+    window: usize,
+    meter: &dyn Meter,
+) -> Result<GameGraph, Located> {
+    let total = match text {
+        Text::Whole(bytes) => bytes.len() as u64,
+        Text::Stream(_) => 0,
+    };
+    meter.start(Stage { case: 1, name: "reading", unit: Unit::Bytes, total });
     let mut columns = Columns::default();
     let pieces_per_window =
         if parallel { rayon::current_num_threads() * PIECES_PER_THREAD } else { 1 };
+    // On a stream: the largest id so far, where it was first met, and that place's position.
+    let mut largest: Option<(u32, usize, Expected, (usize, usize))> = None;
     let mut start = 0;
-    while start < bytes.len() {
-        let end = line_end(bytes, start + window.max(1));
-        let pieces = crate::parse::tokens::cut(bytes, start, end, pieces_per_window, line_end);
+    while let Some(end) = text.window_end(start, window.max(1), Cut::Line) {
+        let (bytes, at) = text.held();
+        let (a, b) = (start - at, end - at);
+        let pieces = crate::parse::tokens::cut(bytes, a, b, pieces_per_window, line_end);
         let parsed: Vec<(Columns, Result<(), ParseError>)> = if parallel {
             pieces.par_iter().map(|&(a, b)| parse_piece(bytes, a, b, nodes)).collect()
         } else {
             pieces.iter().map(|&(a, b)| parse_piece(bytes, a, b, nodes)).collect()
         };
+        let first = columns.from.len();
         for (piece, result) in parsed {
             columns.from.extend_from_slice(&piece.from);
             columns.to.extend_from_slice(&piece.to);
-            result?;
+            if let Err(mut error) = result {
+                error.offset += at;
+                return Err(Located { at: text.locate(error.offset), error });
+            }
+        }
+        if text.is_stream() && nodes.is_none() {
+            let new = largest_id(&columns.from[first..]).max(largest_id(&columns.to[first..]));
+            if let Some(id) = new.filter(|&id| largest.is_none_or(|(best, ..)| id > best)) {
+                let (offset, expected) = first_mention(bytes, a, b, id);
+                largest = Some((id, at + offset, expected, text.locate(at + offset)));
+            }
         }
         start = end;
         meter.set(start as u64);
+        text.forget_before(start);
     }
     let n = match nodes {
         Some(n) => n,
-        None => node_count(bytes, &columns)?,
+        None => node_count(&columns).map_err(|(id, edges)| {
+            let (offset, expected, at) = match (&*text, largest) {
+                (Text::Stream(_), Some((_, offset, expected, at))) => (offset, expected, at),
+                (_, _) => {
+                    let (bytes, _) = text.held();
+                    let (offset, expected) = first_mention(bytes, 0, bytes.len(), id);
+                    (offset, expected, text.locate(offset))
+                }
+            };
+            Located { error: refusal(id, edges, offset, expected), at }
+        })?,
     };
     Ok(build(n, columns))
 }
@@ -115,15 +168,24 @@ pub fn derived_node_count(largest: Option<u32>, edges: u64) -> Option<u32> {
     (largest != u32::MAX && !too_sparse).then_some(largest + 1)
 }
 
-/// The largest id + 1, refused when it would allocate far more than the file could describe.
-fn node_count(bytes: &[u8], columns: &Columns) -> Result<u32, ParseError> {
-    let max = |c: &[u32]| c.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten();
-    let Some(largest) = max(&columns.from).max(max(&columns.to)) else { return Ok(0) };
+/// The largest id of `ids`, by a parallel max.
+fn largest_id(ids: &[u32]) -> Option<u32> {
+    ids.par_chunks(1 << 16).map(|c| c.iter().copied().max()).max().flatten()
+}
+
+/// The largest id + 1; refused, as the largest id and the edge count, when it would allocate
+/// far more than the file could describe.
+fn node_count(columns: &Columns) -> Result<u32, (u32, u64)> {
+    let Some(largest) = largest_id(&columns.from).max(largest_id(&columns.to)) else {
+        return Ok(0);
+    };
     let edges = columns.from.len() as u64;
-    if let Some(n) = derived_node_count(Some(largest), edges) {
-        return Ok(n);
-    }
-    let (offset, expected) = first_mention(bytes, largest);
+    derived_node_count(Some(largest), edges).ok_or((largest, edges))
+}
+
+/// The error for a node count refused ([`node_count`]) for its largest id, first met at
+/// `offset` as `expected`.
+fn refusal(largest: u32, edges: u64, offset: usize, expected: Expected) -> ParseError {
     let reason = if largest == u32::MAX {
         format!("{largest} is not a node id (ids go up to {})", u32::MAX - 1)
     } else {
@@ -133,15 +195,15 @@ fn node_count(bytes: &[u8], columns: &Columns) -> Result<u32, ParseError> {
             u64::from(largest) + 1
         )
     };
-    Err(ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } })
+    ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } }
 }
 
-/// Where `id` first appears in `bytes`, an edge list read whole before without an error, and
-/// as which node of its line (error path only).
-fn first_mention(bytes: &[u8], id: u32) -> (usize, Expected) {
-    let mut found = (0, Expected::EdgeFrom);
-    // The input was read whole before: no line fails here.
-    let _ = each_edge(bytes, 0, bytes.len(), None, |e| {
+/// Where `id` first appears in the lines of `bytes[start..end]`, read before without an
+/// error, and as which node of its line (error path, and a stream's new largest ids).
+fn first_mention(bytes: &[u8], start: usize, end: usize, id: u32) -> (usize, Expected) {
+    let mut found = (start, Expected::EdgeFrom);
+    // The lines were read before: none fails here.
+    let _ = each_edge(bytes, start, end, None, |e| {
         let at = match (e.u == id, e.v == id) {
             (true, _) => (e.u_at, Expected::EdgeFrom),
             (false, true) => (e.v_at, Expected::EdgeTo),
@@ -402,8 +464,33 @@ mod tests {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
             let other = pool.install(|| read(true, window));
             assert_eq!(other, one, "window {window}");
+            for parallel in [false, true] {
+                let streamed = pool.install(|| streamed(text, nodes, parallel, window));
+                assert_eq!(streamed, one, "stream, window {window}");
+            }
         }
         one
+    }
+
+    /// [`read_text`] of `text` given as a stream; an error's line and column must be those of
+    /// its offset in `text`.
+    fn streamed(
+        text: &[u8],
+        nodes: Option<u32>,
+        parallel: bool,
+        window: usize,
+    ) -> Result<Csr, ParseError> {
+        let reader = Box::new(std::io::Cursor::new(text.to_vec()));
+        let input = crate::io::input::Input::from_reader("t", reader).unwrap();
+        let mut text_of = Text::stream(input.take_stream().unwrap());
+        match read_text(&mut text_of, nodes, parallel, window, &()) {
+            Ok(g) => Ok(g.into_chess().expect("narrow")),
+            Err(Located { error, at }) => {
+                let want = crate::parse::error::line_column(text, error.offset);
+                assert_eq!(at, want, "window {window}: {error:?}");
+                Err(error)
+            }
+        }
     }
 
     #[test]
@@ -487,5 +574,9 @@ mod tests {
         let err = both(b"0,1\n4000000000 , 1\n", None).unwrap_err();
         assert_eq!(err.offset, 4);
         assert!(matches!(err.kind, ParseErrorKind::Invalid { expected: Expected::EdgeFrom, .. }));
+        // Its first mention, when larger ids come before and after it in other windows.
+        let text = b"0 5\n1 3000000000\n2 3\n# x\n3 4000000000\n4000000000 1\n5 6\n";
+        let err = both(text, None).unwrap_err();
+        assert_eq!(err.offset, 27);
     }
 }

@@ -6,6 +6,9 @@
 //! line and a column ([`Text::locate`]). What may still be needed is the reader's to say
 //! ([`Text::forget_before`]): the bytes of tokens an error may yet point at.
 
+use std::io::Read;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
 use rayon::prelude::*;
 
 use crate::io::input::Stream;
@@ -20,10 +23,29 @@ pub enum Text<'a> {
     Stream(Box<Arriving>),
 }
 
+/// Where a window may end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// At whitespace (before it): a token never straddles two windows.
+    Space,
+    /// After a newline: a line never straddles two windows (edge lists).
+    Line,
+}
+
+impl Cut {
+    /// The first place in `bytes` where a window may end, if there is one.
+    fn after(self, bytes: &[u8]) -> Option<usize> {
+        match self {
+            Cut::Space => bytes.iter().position(|&b| is_space(b)),
+            Cut::Line => bytes.iter().position(|&b| b == b'\n').map(|i| i + 1),
+        }
+    }
+}
+
 /// The part of a stream still held, and what is known of the part let go.
 #[derive(Debug)]
 pub struct Arriving {
-    stream: Stream,
+    ahead: Ahead,
     /// The bytes at offsets `start .. start + held.len()`.
     held: Vec<u8>,
     start: usize,
@@ -41,7 +63,7 @@ impl Text<'_> {
     /// The text of `stream`, none of it read yet.
     pub fn stream(stream: Stream) -> Text<'static> {
         Text::Stream(Box::new(Arriving {
-            stream,
+            ahead: Ahead::start(stream),
             held: Vec::new(),
             start: 0,
             lines: 0,
@@ -66,12 +88,17 @@ impl Text<'_> {
     }
 
     /// The end of a window that starts at `from` and holds about `chunk` bytes: the first
-    /// whitespace at or after `from + chunk`, or the end of the text (a token never straddles
-    /// it); `None` when nothing is left from `from` on. A stream reads until it holds it.
-    pub fn window_end(&mut self, from: usize, chunk: usize) -> Option<usize> {
+    /// place at or after `from + chunk` where `cut` may cut, or the end of the text; `None`
+    /// when nothing is left from `from` on. A stream reads until it holds it.
+    pub fn window_end(&mut self, from: usize, chunk: usize, cut: Cut) -> Option<usize> {
         match self {
-            Text::Whole(bytes) => (from < bytes.len()).then(|| boundary(bytes, from + chunk)),
-            Text::Stream(s) => s.window_end(from, chunk),
+            Text::Whole(bytes) => {
+                let end = bytes.len();
+                (from < end).then(|| {
+                    cut.after(&bytes[(from + chunk).min(end)..]).map_or(end, |i| from + chunk + i)
+                })
+            }
+            Text::Stream(s) => s.window_end(from, chunk, cut),
         }
     }
 
@@ -102,7 +129,7 @@ impl Text<'_> {
     pub fn take_failure(&mut self) -> Option<(std::io::Error, &'static str)> {
         match self {
             Text::Whole(_) => None,
-            Text::Stream(s) => s.failure.take().map(|e| (e, s.stream.failing())),
+            Text::Stream(s) => s.failure.take().map(|e| (e, s.ahead.failing)),
         }
     }
 }
@@ -112,12 +139,11 @@ impl Arriving {
         self.start + self.held.len()
     }
 
-    fn window_end(&mut self, from: usize, chunk: usize) -> Option<usize> {
+    fn window_end(&mut self, from: usize, chunk: usize, cut: Cut) -> Option<usize> {
         let want = from + chunk.max(1);
         loop {
             if self.end() > want {
-                let rest = &self.held[want - self.start..];
-                if let Some(i) = rest.iter().position(|&b| is_space(b)) {
+                if let Some(i) = cut.after(&self.held[want - self.start..]) {
                     return Some(want + i);
                 }
             }
@@ -128,26 +154,20 @@ impl Arriving {
         }
     }
 
-    /// Reads up to `count` more bytes (fewer at the end of the stream).
+    /// Reads `count` more bytes, or what is left of the stream.
     fn read_more(&mut self, count: usize) {
-        let len = self.held.len();
-        self.held.resize(len + count, 0);
-        let mut filled = len;
-        while filled < len + count {
-            match self.stream.read(&mut self.held[filled..]) {
-                Ok(0) => {
-                    self.ended = true;
-                    break;
+        let goal = self.held.len() + count;
+        while self.held.len() < goal && !self.ended {
+            match self.ahead.blocks.recv() {
+                Ok(Ok(block)) => {
+                    self.held.extend_from_slice(&block);
+                    // The reading thread writes its next block there, if it has not made one.
+                    let _ = self.ahead.spent.try_send(block);
                 }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    (self.ended, self.failure) = (true, Some(e));
-                    break;
-                }
+                Ok(Err(e)) => (self.ended, self.failure) = (true, Some(e)),
+                Err(_) => self.ended = true,
             }
         }
-        self.held.truncate(filled);
     }
 
     fn forget_before(&mut self, offset: usize) {
@@ -166,7 +186,47 @@ impl Arriving {
 }
 
 /// A stream is read in steps of at least this many bytes (a pipe gives 64 KiB per read).
-pub(crate) const READ_AT_LEAST: usize = 1 << 16;
+const READ_AT_LEAST: usize = 1 << 16;
+
+/// Bytes the reading thread reads per block, and blocks it may read ahead of the windows.
+pub(crate) const BLOCK: usize = 1 << 18;
+const BLOCKS_AHEAD: usize = 4;
+
+/// A stream read by a thread of its own, a few blocks ahead of the windows: a pipe's writer
+/// or a decompressor (one core's work for gzip) runs while the windows before are parsed,
+/// instead of taking turns with them. Blocks are handed back to be read into again.
+#[derive(Debug)]
+struct Ahead {
+    /// The blocks in order; a read error is the last; the end closes the channel.
+    blocks: Receiver<std::io::Result<Vec<u8>>>,
+    spent: SyncSender<Vec<u8>>,
+    failing: &'static str,
+}
+
+impl Ahead {
+    fn start(mut stream: Stream) -> Ahead {
+        let failing = stream.failing();
+        let (send, blocks) = sync_channel(BLOCKS_AHEAD);
+        let (spent, reuse) = sync_channel::<Vec<u8>>(BLOCKS_AHEAD + 2);
+        std::thread::spawn(move || loop {
+            let mut block = reuse.try_recv().unwrap_or_else(|_| Vec::with_capacity(BLOCK));
+            block.clear();
+            let read = (&mut stream).take(BLOCK as u64).read_to_end(&mut block);
+            let last = !matches!(read, Ok(n) if n > 0);
+            // What was read before an error is text all the same, and goes first.
+            if !block.is_empty() && send.send(Ok(block)).is_err() {
+                return;
+            }
+            if let Err(e) = read {
+                let _ = send.send(Err(e));
+            }
+            if last {
+                return;
+            }
+        });
+        Ahead { blocks, spent, failing }
+    }
+}
 
 /// The newlines in `bytes`, counted in parallel blocks when there are many.
 fn count_newlines(bytes: &[u8]) -> usize {
@@ -203,7 +263,7 @@ mod tests {
         for chunk in 1..text.len() + 2 {
             let mut stream = stream_of(text);
             let (mut from, mut ends) = (0, Vec::new());
-            while let Some(end) = stream.window_end(from, chunk) {
+            while let Some(end) = stream.window_end(from, chunk, Cut::Space) {
                 assert!(end == text.len() || is_space(text[end]), "chunk {chunk}: {end}");
                 for offset in from..=end {
                     let (line, column) = stream.locate(offset);

@@ -16,7 +16,7 @@ use crate::meter::Meter;
 use crate::parse::error::{Expected, ParseError};
 use crate::parse::kernel::tokenize_piece;
 use crate::parse::lexer::Lexer;
-use crate::parse::text::{boundary, Text};
+use crate::parse::text::{boundary, Cut, Text};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
 const PIECES_PER_THREAD: usize = 4;
@@ -245,7 +245,9 @@ impl<'a> TokenReader<'a> {
         } else {
             self.release();
         }
-        let Some(end) = self.text.window_end(self.next, self.chunk_bytes) else { return false };
+        let Some(end) = self.text.window_end(self.next, self.chunk_bytes, Cut::Space) else {
+            return false;
+        };
         let (bytes, at) = self.text.held();
         let (start, end) = (self.next - at, end - at);
         let pieces = pieces(bytes, start, end, rayon::current_num_threads());

@@ -106,13 +106,9 @@ fn absolute(p: &Path) -> Option<std::path::PathBuf> {
 }
 
 /// Opens the text a command reads cases from (`path`, or stdin): a pipe or a compressed input
-/// as a stream, read as it arrives, unless it is an index or an edge list, which are read
-/// whole (an index is mapped or held; an edge list's reader takes all its bytes).
-pub fn open_text(path: Option<&Path>, format: grundy::Format) -> Result<grundy::Input, Error> {
-    let whole = |start: &[u8]| {
-        grundy::index::is_index(start) || matches!(format, grundy::Format::Edges { .. })
-    };
-    Ok(grundy::Input::open_streaming(path, whole)?)
+/// as a stream, read as it arrives, unless it is an index, which is read whole.
+pub fn open_text(path: Option<&Path>) -> Result<grundy::Input, Error> {
+    Ok(grundy::Input::open_streaming(path, grundy::index::is_index)?)
 }
 
 /// The index `input` holds, opened and checked, when it is one (recognised by its first

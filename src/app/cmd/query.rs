@@ -14,9 +14,9 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let (format, columns) = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
     let progress = Progress::new(config.progress);
-    let graph_input = super::open_text(Some(&args.graph), format)?;
+    let graph_input = super::open_text(Some(&args.graph))?;
     let index = super::open_index(&graph_input, &args.format, args.loopy, &args.index)?;
-    let queries_input = super::open_text(args.queries.as_deref(), grundy::Format::Chess)?;
+    let queries_input = super::open_text(args.queries.as_deref())?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     let (exec, how) = (config.exec, (config.exec, format, args.loopy));
     super::with_rows!(rows, &mut out, |sink| match &index {

@@ -19,7 +19,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("--report", args.report.as_deref()), false)?;
     let progress = Progress::new(config.progress);
-    let input = super::open_text(args.file.as_deref(), format)?;
+    let input = super::open_text(args.file.as_deref())?;
     if grundy::index::is_index(input.bytes()) {
         return Err(Error::Usage(format!(
             "{} is an index, which keeps a game's values but not its queries: answer a file of \

@@ -17,7 +17,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, false)?;
     let progress = Progress::new(config.progress);
-    let input = super::open_text(args.file.as_deref(), format)?;
+    let input = super::open_text(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(None, &progress)?;
     let cases = match &index {

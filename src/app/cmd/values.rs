@@ -14,7 +14,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
     let progress = Progress::new(config.progress);
-    let input = super::open_text(args.file.as_deref(), format)?;
+    let input = super::open_text(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     let how = (config.exec, format, args.loopy);
