@@ -3,13 +3,29 @@
 # the file and through a pipe, with wall time and peak memory (GNU time's maximum resident set
 # size) per run and per edge, answers compared between the two. With a second binary, the same
 # runs of it too (a baseline: the answers must be the same bytes). Not in CI: the file is
-# 9.2 GB (generated once under target/bench, about a minute), each run takes about a minute and
-# the pipe holds the whole text in memory (about 14 GB) until input is streamed.
+# 9.2 GB (generated once under target/bench, about a minute) and each run takes about a minute.
+#
+# With --edges32, instead: one case of 2^32 + 1,000 edges (44M nodes), written by `grundy
+# generate` straight into `grundy solve -` (no 40 GB file), with solve's time and peak. It
+# needs about 18 GB of memory and a few minutes.
 #
 # Usage: scripts/billion.sh [BASELINE_BINARY]
+#        scripts/billion.sh --edges32
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
+if [ "${1:-}" = --edges32 ]; then
+  bin=$(realpath target/release/grundy)
+  edges=$(( (1 << 32) + 1000 ))
+  echo "| run | wall (s) | peak (KB) | peak per edge (B) |"
+  echo "| --- | ---: | ---: | ---: |"
+  line=$( { "$bin" generate -n 44000000 --edges "$edges" -q 1000 --seed 7 --quiet \
+    | /usr/bin/time -f "%e %M" "$bin" solve - > target/e32.out; } 2>&1 | tail -1)
+  awk -v e="$edges" -v t="${line% *}" -v k="${line#* }" \
+    'BEGIN {printf "| generate -n 44000000 --edges %.0f \\| solve - | %.1f | %d | %.2f |\n", e, t, k, k * 1024 / e}'
+  echo "answers: $(wc -l < target/e32.out) lines, $(grep -c WIN target/e32.out) WIN"
+  exit 0
+fi
 bins=("$(realpath target/release/grundy)")
 [ $# -ge 1 ] && bins+=("$(realpath "$1")")
 dir=target/bench

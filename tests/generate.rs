@@ -185,8 +185,8 @@ fn output_file_appears_whole_and_bad_arguments_exit_2() {
     let run1 = run(&["generate", "-n", "100", "-q", "10", "-o", file], None);
     assert_eq!(run1.ok(), "");
     assert_eq!(std::fs::read(&path).unwrap(), generate(&["-n", "100", "-q", "10"]));
-    // Tournament of 100000 nodes has more edges than fit: refused, old file untouched.
-    let bad = run(&["generate", "-n", "100000", "--shape", "tournament", "-o", file], None);
+    // Tournament of 2,000,000 nodes has more edges than fit: refused, old file untouched.
+    let bad = run(&["generate", "-n", "2000000", "--shape", "tournament", "-o", file], None);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert_eq!(std::fs::read(&path).unwrap(), generate(&["-n", "100", "-q", "10"]));
     assert_eq!(run(&["generate", "-n", "0"], None).code, 2);

@@ -175,7 +175,12 @@ mod tests {
         assert!(spec(Shape::Random).validate().is_ok());
         let n = |n| NodeRange { min: n, max: n };
         assert!(Spec { nodes: n(0), ..spec(Shape::Random) }.validate().is_err());
-        assert!(Spec { nodes: n(100_000), ..spec(Shape::Tournament) }.validate().is_err());
+        // 100,000 nodes make 4,999,950,000 tournament edges: past 32-bit offsets, which only
+        // --lose-share needs; 2,000,000 make 2 x 10^12, past any case.
+        let tournament = |nodes| Spec { nodes: n(nodes), ..spec(Shape::Tournament) };
+        assert!(tournament(100_000).validate().is_ok());
+        assert!(Spec { lose_share: Some(0.5), ..tournament(100_000) }.validate().is_err());
+        assert!(tournament(2_000_000).validate().is_err());
         assert!(Spec { edges: Edges::Mean(f64::NAN), ..spec(Shape::Random) }.validate().is_err());
         let exact = |e| Spec { edges: Edges::Exact(e), simple: true, ..spec(Shape::Random) };
         // 40,000 nodes hold at most 40,000 * 39,999 / 2 distinct edges.
