@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every test, as the README's test command: the Rust tests with the columnar feature (unit,
 # integration, properties), the refusal of the columnar formats by a build without it (a
-# debug build, so as not to link a second optimised binary), then the Python tests that read
-# the columnar files with pyarrow (scripts/pytest.sh, on the release binary the first step
-# built). Extra arguments go to each cargo command.
+# debug build, so as not to link a second optimised binary), then the Python tests
+# (scripts/pytest.sh: the `grundy` module, built into a virtual environment, and pyarrow
+# reading the columnar files of the release binary the first step built). Extra arguments go
+# to each cargo command.
 # Usage: scripts/test.sh [CARGO ARGS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,5 +12,5 @@ echo "== cargo test --release --features columnar"
 cargo test --release --features columnar "$@"
 echo "== without the columnar feature: its outputs are refused"
 cargo test "$@" --test integration columnar::
-echo "== pyarrow reads the columnar files (scripts/pytest.sh)"
+echo "== the Python tests: the grundy module, the columnar files (scripts/pytest.sh)"
 scripts/pytest.sh

@@ -148,7 +148,9 @@ fn loopy_hint(loopy_takes_it: bool) -> &'static str {
 /// a million nodes is a fact to report, not a line to print.
 const CYCLE_SHOWN: usize = 32;
 
-fn format_cycle(cycle: &[u32]) -> String {
+/// A cycle as errors show it, `0 -> 1 -> 0` (a long one by its head and tail): the words of
+/// every front end (the CLI's `error:` line, the Python module's exception).
+pub fn format_cycle(cycle: &[u32]) -> String {
     use fmt::Write;
     let mut out = String::new();
     let show = |out: &mut String, nodes: &[u32]| {
