@@ -66,8 +66,7 @@ class Graph:
                 "the nodes are not the integers 0 to n-1: use grundy.from_networkx_labelled(G), "
                 "which numbers them and returns their labels"
             )
-        src, dst = _edge_arrays(G, None)
-        return Graph.from_edges(src, dst, n)
+        return Graph.from_csr(*_networkx_csr(G, range(n), None))
 
     @staticmethod
     def from_scipy(matrix) -> "Graph":
@@ -131,8 +130,7 @@ def from_networkx_labelled(G) -> tuple[Graph, list]:
     of the graph is ``labels[i]`` (in ``G.nodes`` order)."""
     labels = list(G.nodes)
     number = {v: i for i, v in enumerate(labels)}
-    src, dst = _edge_arrays(G, number)
-    return Graph.from_edges(src, dst, len(labels)), labels
+    return Graph.from_csr(*_networkx_csr(G, labels, number)), labels
 
 
 def read(path: str, format: str = "chess", case: int = 1, nodes: int | None = None) -> Graph:
@@ -153,11 +151,19 @@ def _ids(values, name: str) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.int64)
 
 
-def _edge_arrays(G, number):
-    """The edges of ``G`` as two ``int64`` arrays, node labels mapped by ``number``."""
-    m = G.number_of_edges()
-    pairs = itertools.chain.from_iterable(G.edges())
+def _networkx_csr(G, nodes, number):
+    """The CSR arrays of ``G``'s moves, node ``i`` being ``nodes[i]``, ids mapped by ``number``
+    (``None``: the labels are the ids). Read list by list from the adjacency dicts: networkx's
+    own ``G._adj`` (what its algorithms read; 0.20 s for 1M edges), else the public ``G.adj``
+    view (1.06 s), where ``G.edges()``'s tuples took 0.41."""
+    adj = getattr(G, "_adj", None)
+    if not isinstance(adj, dict):
+        adj = G.adj
+    lists = [adj[v] for v in nodes]
+    degrees = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    indptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(degrees, out=indptr[1:])
+    ids = itertools.chain.from_iterable(lists)
     if number is not None:
-        pairs = map(number.__getitem__, pairs)
-    flat = np.fromiter(pairs, dtype=np.int64, count=2 * m)
-    return flat[0::2], flat[1::2]
+        ids = map(number.__getitem__, ids)
+    return indptr, np.fromiter(ids, dtype=np.int64, count=int(indptr[-1]))
