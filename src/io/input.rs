@@ -104,20 +104,6 @@ impl Compression {
             Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(reader)?),
         })
     }
-
-    /// All the bytes `reader` decompresses to (as [`Compression::decoder`] reads them).
-    fn read_all(self, reader: impl Read) -> std::io::Result<Vec<u8>> {
-        let mut bytes = Vec::new();
-        match self {
-            Compression::Gzip => {
-                flate2::read::MultiGzDecoder::new(reader).read_to_end(&mut bytes)?;
-            }
-            Compression::Zstd => {
-                zstd::stream::read::Decoder::new(reader)?.read_to_end(&mut bytes)?;
-            }
-        }
-        Ok(bytes)
-    }
 }
 
 /// Consumed input is handed back in steps of at least this many bytes.
@@ -130,13 +116,10 @@ enum Data {
 }
 
 impl Input {
-    /// Opens `path`, or stdin when it is `None` or `-`.
+    /// Opens `path`, or stdin when it is `None` or `-`: a regular file is mapped, anything
+    /// else (stdin, a FIFO, a compressed file) read whole into memory.
     pub fn open(path: Option<&Path>) -> Result<Input, IoError> {
-        match path {
-            None => Input::stdin(),
-            Some(p) if p.as_os_str() == "-" => Input::stdin(),
-            Some(p) => Input::file(p),
-        }
+        Input::open_streaming(path, |_| true)
     }
 
     /// An input held in memory, reported as `name` (tests, fuzzing).
@@ -167,16 +150,18 @@ impl Input {
                 let name = p.display().to_string();
                 let file = File::open(p).map_err(|e| IoError::file(&name, "cannot open", e))?;
                 let meta = file.metadata().map_err(|e| IoError::file(&name, "cannot read", e))?;
-                let pipe = !meta.is_file() || meta.len() == 0;
                 if meta.is_dir() {
-                    return Input::file(p);
+                    let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "is a directory");
+                    return Err(IoError::file(&name, "cannot read", e));
                 }
-                if !pipe {
+                // FIFOs and character devices cannot be mapped; an empty map is an error on
+                // some systems. Both are read as streams instead, as compressed files are.
+                if meta.is_file() && meta.len() > 0 {
                     let mut magic = [0u8; 4];
                     let start = read_start(&file, &mut magic)
                         .map_err(|e| IoError::file(&name, "cannot read", e))?;
                     if Compression::of(start).is_none() {
-                        return Input::file(p);
+                        return Input::map(name, &file);
                     }
                 }
                 (name, Box::new(std::io::BufReader::with_capacity(1 << 20, file)))
@@ -238,52 +223,8 @@ impl Input {
         (!self.streamed).then(|| self.bytes().len())
     }
 
-    /// Reads all of stdin: a pipe cannot be mapped. Compressed data is decompressed.
-    pub fn stdin() -> Result<Input, IoError> {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| IoError::file(STDIN_NAME, "cannot read", e))?;
-        if let Some(compression) = Compression::of(&bytes) {
-            bytes = compression
-                .read_all(&bytes[..])
-                .map_err(|e| IoError::file(STDIN_NAME, "cannot decompress", e))?;
-        }
-        Ok(Input::from_bytes(STDIN_NAME, bytes))
-    }
-
-    /// Maps the file at `path` read-only.
-    pub fn file(path: &Path) -> Result<Input, IoError> {
-        let name = path.display().to_string();
-        let file = File::open(path).map_err(|e| IoError::file(&name, "cannot open", e))?;
-        let meta = file.metadata().map_err(|e| IoError::file(&name, "cannot read", e))?;
-        if meta.is_dir() {
-            let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "is a directory");
-            return Err(IoError::file(&name, "cannot read", e));
-        }
-        if !meta.is_file() || meta.len() == 0 {
-            // FIFOs and character devices cannot be mapped; an empty map is an error on some
-            // systems. Both are read instead.
-            let mut bytes = Vec::new();
-            (&file).read_to_end(&mut bytes).map_err(|e| IoError::file(&name, "cannot read", e))?;
-            if let Some(compression) = Compression::of(&bytes) {
-                bytes = compression
-                    .read_all(&bytes[..])
-                    .map_err(|e| IoError::file(&name, "cannot decompress", e))?;
-            }
-            return Ok(Input::from_bytes(&name, bytes));
-        }
-        let mut magic = [0u8; 4];
-        let start =
-            read_start(&file, &mut magic).map_err(|e| IoError::file(&name, "cannot read", e))?;
-        if let Some(compression) = Compression::of(start) {
-            let reader = std::io::BufReader::with_capacity(1 << 20, &file);
-            let bytes = compression
-                .read_all(reader)
-                .map_err(|e| IoError::file(&name, "cannot decompress", e))?;
-            return Ok(Input::from_bytes(&name, bytes));
-        }
+    /// The regular, non-empty, uncompressed file `file` (named `name`), mapped read-only.
+    fn map(name: String, file: &File) -> Result<Input, IoError> {
         // SAFETY: memmap2 maps the file read-only and shared (MAP_SHARED): this process never
         // writes through the map, but the bytes are the page cache's, so another process that
         // rewrites the file while grundy runs changes them under the `&[u8]` we hand out, and
@@ -292,7 +233,7 @@ impl Input {
         // is assumed, as every mmap-based tool assumes (ripgrep, xsv), is that nobody modifies
         // or truncates an input while grundy reads it; README's "Limits" says so to users. No
         // reference into the map outlives `Input`.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| IoError::file(&name, "cannot map", e))?;
+        let map = unsafe { Mmap::map(file) }.map_err(|e| IoError::file(&name, "cannot map", e))?;
         // Advice only: a failure changes speed, never results.
         let _ = map.advise(Advice::Sequential);
         Ok(Input::new(name, Data::Mapped(map)))
@@ -409,7 +350,13 @@ mod tests {
         let zst = zstd::stream::encode_all(&text[..], 1).unwrap();
         for packed in [gz, zst] {
             let compression = Compression::of(&packed).expect("recognised");
-            assert_eq!(compression.read_all(&packed[..]).unwrap(), text);
+            let mut read = Vec::new();
+            compression
+                .decoder(Box::new(std::io::Cursor::new(packed)))
+                .unwrap()
+                .read_to_end(&mut read)
+                .unwrap();
+            assert_eq!(read, text);
         }
         assert_eq!(Compression::of(b"1 0"), None);
     }
