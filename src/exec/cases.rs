@@ -237,8 +237,8 @@ impl<'a> CaseReader<'a> {
         };
         let window = self.exec.chunk_bytes();
         let read = self.exec.read_edges(&mut text, nodes, window, self.meter);
-        match (read, text.take_failure()) {
-            (_, Some((e, failing))) => Err(Error::io(input.name(), failing, e)),
+        match (read, failed(input, text.take_failure())) {
+            (_, Some(failure)) => Err(failure),
             (Ok(graph), None) => Ok(graph),
             (Err(e), None) => Err(Error::parse_at(input.name(), e.at, e.error)),
         }
@@ -365,6 +365,10 @@ fn window_error(input: &Input, r: &mut ParChessReader, e: ParseError) -> Error {
 }
 
 fn read_failure(input: &Input, r: &mut ParChessReader) -> Option<Error> {
-    let (e, failing) = r.take_failure()?;
-    Some(Error::io(input.name(), failing, e))
+    failed(input, r.take_failure())
+}
+
+/// The error for a failed read of `input`'s stream (what failed, and what it was doing).
+fn failed(input: &Input, failure: Option<(std::io::Error, &'static str)>) -> Option<Error> {
+    failure.map(|(e, failing)| Error::io(input.name(), failing, e))
 }

@@ -257,11 +257,9 @@ pub fn lists_by_source<O: Offset>(n: u32, from: Vec<u32>, to: Vec<u32>) -> Csr<O
 }
 
 /// The offset just past the line end at or after `at` (or the end of the input).
+#[inline]
 fn line_end(bytes: &[u8], at: usize) -> usize {
-    if at >= bytes.len() {
-        return bytes.len();
-    }
-    bytes[at..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| at + i + 1)
+    Cut::Line.end(bytes, at)
 }
 
 /// Spaces and tabs (and a CR before the line end): what separates the ids of a line.

@@ -12,6 +12,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use rayon::prelude::*;
 
 use crate::io::input::Stream;
+use crate::parse::error::line_column;
 use crate::parse::lexer::is_space;
 
 /// The bytes of an input, whole or as they arrive.
@@ -33,6 +34,13 @@ pub enum Cut {
 }
 
 impl Cut {
+    /// The first place at or after `at` where a window may end, or the end of `bytes`.
+    #[inline]
+    pub fn end(self, bytes: &[u8], at: usize) -> usize {
+        let at = at.min(bytes.len());
+        self.after(&bytes[at..]).map_or(bytes.len(), |i| at + i)
+    }
+
     /// The first place in `bytes` where a window may end, if there is one.
     fn after(self, bytes: &[u8]) -> Option<usize> {
         match self {
@@ -92,12 +100,7 @@ impl Text<'_> {
     /// when nothing is left from `from` on. A stream reads until it holds it.
     pub fn window_end(&mut self, from: usize, chunk: usize, cut: Cut) -> Option<usize> {
         match self {
-            Text::Whole(bytes) => {
-                let end = bytes.len();
-                (from < end).then(|| {
-                    cut.after(&bytes[(from + chunk).min(end)..]).map_or(end, |i| from + chunk + i)
-                })
-            }
+            Text::Whole(bytes) => (from < bytes.len()).then(|| cut.end(bytes, from + chunk)),
             Text::Stream(s) => s.window_end(from, chunk, cut),
         }
     }
@@ -117,11 +120,12 @@ impl Text<'_> {
             Text::Stream(s) => (s.lines, s.line_start),
         };
         debug_assert!(offset >= start, "offset {offset} was let go (held from {start})");
-        let before = &held[..offset.saturating_sub(start).min(held.len())];
-        let line = 1 + lines + count_newlines(before);
-        let line_start =
-            before.iter().rposition(|&b| b == b'\n').map_or(line_start, |i| start + i + 1);
-        (line, start + before.len() - line_start + 1)
+        let at = offset.saturating_sub(start).min(held.len());
+        match line_column(held, at) {
+            // Still on the line that began before the bytes held.
+            (1, _) => (1 + lines, start + at - line_start + 1),
+            (line, column) => (line + lines, column),
+        }
     }
 
     /// The read that ended a stream early, once: the stream then looks ended to the reader,
@@ -239,11 +243,7 @@ fn count_newlines(bytes: &[u8]) -> usize {
 
 /// The first offset at or after `at` that is whitespace or the end: tokens never straddle it.
 pub fn boundary(bytes: &[u8], at: usize) -> usize {
-    let mut i = at.min(bytes.len());
-    while i < bytes.len() && !is_space(bytes[i]) {
-        i += 1;
-    }
-    i
+    Cut::Space.end(bytes, at)
 }
 
 #[cfg(test)]
