@@ -135,6 +135,20 @@ def test_networkx_and_scipy_graphs():
     assert by_label == {f"p{v}": values[v] for v in range(n)}
     with pytest.raises(ValueError, match="from_networkx_labelled"):
         grundy.Graph.from_networkx(labelled)
+    # Nodes added in another order, numpy integers as nodes (read through __index__), a
+    # multigraph (parallel edges count once), a graph whose numbers skip one.
+    backwards = nx.DiGraph()
+    backwards.add_nodes_from(reversed(range(n)))
+    backwards.add_edges_from(G.edges)
+    assert grundy.Graph.from_networkx(backwards).values().tolist() == values
+    numpy_nodes = nx.relabel_nodes(G, {v: np.int64(v) for v in range(n)})
+    assert grundy.Graph.from_networkx(numpy_nodes).values().tolist() == values
+    multi = nx.MultiDiGraph(G)
+    multi.add_edges_from(G.edges)
+    assert grundy.Graph.from_networkx(multi).csr()[1].tolist() == grundy.Graph.from_networkx(G).csr()[1].tolist()
+    gap = nx.DiGraph([(0, 2)])
+    with pytest.raises(ValueError, match="node 2 is not one of the integers 0 to 1"):
+        grundy.Graph.from_networkx(gap)
     matrix = scipy.sparse.csr_matrix(
         (np.ones(sum(map(len, simple))), csr_of(simple)[1], csr_of(simple)[0]), shape=(n, n)
     )

@@ -12,7 +12,7 @@ use super::Exec;
 use crate::answer::{self, Bufs, Piece};
 use crate::error::Error;
 use crate::eval::Values;
-use crate::eval::{self, Evaluated, Labelled, StageTimes};
+use crate::eval::{Evaluated, Labelled, StageTimes};
 use crate::graph::{Csr, GameGraph, Offset};
 use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
@@ -192,22 +192,8 @@ impl<'a> CaseReader<'a> {
         Ok(Some(Labelled { case, graph, values, times }))
     }
 
-    /// The loopy values of `graph`: the nodes that reach no cycle peeled and evaluated as in
-    /// an acyclic game, on the reader's path; the rest labelled by stages. With the time spent
-    /// peeling and the time spent evaluating and labelling.
     fn label<O: Offset>(&self, graph: &Csr<O>) -> (Values, Duration, Duration) {
-        let start = Instant::now();
-        let peeled = self.exec.peel(graph, self.meter);
-        let order = start.elapsed();
-        let start = Instant::now();
-        if peeled.is_complete() {
-            // Acyclic: exactly the plain path, without the reverse graph held meanwhile.
-            let levels = peeled.levels;
-            return (self.exec.evaluate(graph, &levels, self.meter), order, start.elapsed());
-        }
-        let plain = self.exec.evaluate(graph, &peeled.levels, self.meter);
-        let values = eval::loopy_rest(graph, plain, peeled, self.meter);
-        (values, order, start.elapsed())
+        self.exec.label(graph, self.meter)
     }
 
     /// Reads the next case's graph in the reader's format.

@@ -5,6 +5,8 @@
 //! evaluate, answer) is written once on top of it. A new way to run (a cluster of processes)
 //! is one new variant here and one new module beside this one.
 
+use std::time::{Duration, Instant};
+
 use rayon::prelude::*;
 
 use crate::eval::Values;
@@ -111,6 +113,28 @@ impl Exec {
             Exec::Sequential => order::peeled(graph, meter),
             Exec::Rayon { .. } => order::peeled_parallel(graph, meter),
         }
+    }
+
+    /// The loopy values of `graph` ([`eval::loopy()`]): the nodes that reach no cycle peeled
+    /// and evaluated as in an acyclic game, on this path; the rest labelled by stages. With the
+    /// time spent peeling and the time spent evaluating and labelling.
+    pub fn label<O: Offset>(
+        self,
+        graph: &Csr<O>,
+        meter: &dyn Meter,
+    ) -> (Values, Duration, Duration) {
+        let start = Instant::now();
+        let peeled = self.peel(graph, meter);
+        let order = start.elapsed();
+        let start = Instant::now();
+        if peeled.is_complete() {
+            // Acyclic: exactly the plain path, without the reverse graph held meanwhile.
+            let levels = peeled.levels;
+            return (self.evaluate(graph, &levels, meter), order, start.elapsed());
+        }
+        let plain = self.evaluate(graph, &peeled.levels, meter);
+        let values = eval::loopy_rest(graph, plain, peeled, meter);
+        (values, order, start.elapsed())
     }
 
     /// The Grundy value of every node of `rule`, evaluated in `levels` order.

@@ -132,8 +132,27 @@ impl Outcomes {
 impl CaseStats {
     /// The statistics of an evaluated case.
     pub fn of(case: &Evaluated, outcomes: Outcomes, times: StageTimes) -> CaseStats {
-        let histogram = case.levels.as_deref().map(|levels| histogram(levels.iter().copied()));
-        CaseStats::of_parts((case.case, &case.graph, &case.values), histogram, outcomes, times)
+        let parts = (case.case, &case.graph, &case.values);
+        CaseStats::of_graph(parts, case.levels.as_deref(), outcomes, times)
+    }
+
+    /// The statistics of case `number`'s `graph` of `values`, with its level histogram when
+    /// `levels` are given; for a loopy game's values (some [`Values::INFINITE`]), give no
+    /// levels and set `infinite` from [`CaseStats::count_infinite`]. What the Python module
+    /// reports of a graph it holds.
+    pub fn of_graph(
+        (number, graph, values): (u64, &GameGraph, &Values),
+        levels: Option<&[u32]>,
+        outcomes: Outcomes,
+        times: StageTimes,
+    ) -> CaseStats {
+        let histogram = levels.map(|levels| histogram(levels.iter().copied()));
+        CaseStats::of_parts((number, graph, values), histogram, outcomes, times)
+    }
+
+    /// How many of `values` are infinite (a loopy game's).
+    pub fn count_infinite(values: &Values) -> u64 {
+        values.iter().filter(|&g| g == Values::INFINITE).count() as u64
     }
 
     /// The statistics of a case read from an index: its levels' histogram counted from each
@@ -151,8 +170,7 @@ impl CaseStats {
         let mut stats =
             CaseStats::of_parts((case.case, &case.graph, &case.values), histogram, outcomes, times);
         if loopy {
-            stats.infinite =
-                Some(case.values.iter().filter(|&g| g == Values::INFINITE).count() as u64);
+            stats.infinite = Some(CaseStats::count_infinite(&case.values));
         }
         stats
     }
@@ -163,8 +181,7 @@ impl CaseStats {
     pub fn of_loopy(case: &Labelled, outcomes: Outcomes, times: StageTimes) -> CaseStats {
         let mut stats =
             CaseStats::of_parts((case.case, &case.graph, &case.values), None, outcomes, times);
-        let infinite = case.values.iter().filter(|&g| g == Values::INFINITE).count();
-        stats.infinite = Some(infinite as u64);
+        stats.infinite = Some(CaseStats::count_infinite(&case.values));
         stats
     }
 

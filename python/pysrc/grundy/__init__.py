@@ -16,21 +16,78 @@ XOR of the tokens' values is non-zero. The engine is grundy's Rust library: the 
 from __future__ import annotations
 
 import itertools
+import json
+from typing import NamedTuple
 
 import numpy as np
 
 from . import _grundy
 from ._grundy import CycleError
 
-__all__ = ["Graph", "CycleError", "from_networkx_labelled", "read"]
+__all__ = [
+    "Graph",
+    "CycleError",
+    "Loopy",
+    "Octal",
+    "Period",
+    "INFINITE",
+    "from_networkx_labelled",
+    "octal",
+    "read",
+]
+
+INFINITE = 2**32 - 1
+"""The value :meth:`Graph.loopy` gives an infinite position (the CLI writes ``inf``)."""
+
+
+class Loopy(NamedTuple):
+    """A loopy game's generalized Sprague-Grundy labels (Smith; Fraenkel and Yesha).
+
+    A position is finite, with a value as in an acyclic game, or infinite (it can keep the
+    game going for ever), with the set K of its moves' finite values. A sum of tokens is a
+    WIN when all are finite and the nim-sum is not 0, or exactly one is infinite and it can
+    move to the finite value that is the others' nim-sum; a LOSE when all are finite with a
+    nim-sum of 0; otherwise a DRAW.
+    """
+
+    values: np.ndarray
+    """Every position's value (``uint32``), :data:`INFINITE` for an infinite one."""
+    infinite: np.ndarray
+    """``bool``: which positions are infinite."""
+    k_indptr: np.ndarray
+    """``int64`` offsets of the K sets in :attr:`k_values` (CSR)."""
+    k_values: np.ndarray
+    """``uint32``: the K set of ``v`` is ``k_values[k_indptr[v]:k_indptr[v + 1]]``."""
+
+    def k(self, v: int) -> np.ndarray:
+        """The K set of position ``v``: its moves' finite values, ascending (empty when ``v``
+        is finite)."""
+        return self.k_values[self.k_indptr[v] : self.k_indptr[v + 1]]
+
+
+class Period(NamedTuple):
+    """A proved period of an octal game: ``G(n + period) == G(n)`` for every ``n >=
+    preperiod``, proved by the values up to heap ``proved_at``."""
+
+    preperiod: int
+    period: int
+    proved_at: int
+
+
+class Octal(NamedTuple):
+    """What :func:`octal` computes: ``G(0..=n)`` and the period, if one is proved."""
+
+    values: np.ndarray
+    period: Period | None
 
 
 class Graph:
-    """An impartial game as a directed acyclic graph of positions ``0 .. n-1``.
+    """An impartial game as a directed graph of positions ``0 .. n-1``.
 
     Node ``v``'s moves are ``indices[indptr[v]:indptr[v + 1]]`` (CSR, as scipy's sparse
     matrices hold rows). Build one with :meth:`from_csr`, :meth:`from_edges`,
-    :meth:`from_networkx`, :meth:`from_scipy` or :func:`read`.
+    :meth:`from_networkx`, :meth:`from_scipy` or :func:`read`. A graph does not change: its
+    values are computed once, when first asked for, and kept for the questions after.
     """
 
     __slots__ = ("_g",)
@@ -43,9 +100,13 @@ class Graph:
         """The graph whose node ``v`` moves to ``indices[indptr[v]:indptr[v + 1]]``.
 
         Both are 1-D integer arrays (or sequences); ``indptr`` holds ``n + 1`` offsets from 0.
-        A ``ValueError`` names the first entry that is wrong and why.
+        ``uint32`` indices (what :meth:`csr` gives) are copied as they are, others converted
+        once. A ``ValueError`` names the first entry that is wrong and why.
         """
-        return Graph(_grundy.Graph.from_csr(_ids(indptr, "indptr"), _ids(indices, "indices")))
+        indices = np.asarray(indices)
+        if not (indices.dtype == np.uint32 and indices.ndim == 1):
+            indices = _ids(indices, "indices")
+        return Graph(_grundy.Graph.from_csr(_ids(indptr, "indptr"), np.ascontiguousarray(indices)))
 
     @staticmethod
     def from_edges(src, dst, n: int | None = None) -> "Graph":
@@ -55,18 +116,13 @@ class Graph:
 
     @staticmethod
     def from_networkx(G) -> "Graph":
-        """The graph of a networkx ``DiGraph`` whose nodes are the integers ``0 .. n-1``.
+        """The graph of a networkx ``DiGraph`` whose nodes are the integers ``0 .. n-1``: a
+        move from ``u`` to ``v`` for each edge (a multigraph's parallel edges count once).
 
         For other node labels, use :func:`from_networkx_labelled`, which also returns the
         labels in node order.
         """
-        n = G.number_of_nodes()
-        if not all(isinstance(v, (int, np.integer)) and 0 <= v < n for v in G.nodes):
-            raise ValueError(
-                "the nodes are not the integers 0 to n-1: use grundy.from_networkx_labelled(G), "
-                "which numbers them and returns their labels"
-            )
-        return Graph.from_csr(*_networkx_csr(G, range(n), None))
+        return Graph(_grundy.Graph.from_adjacency(_adjacency(G), None))
 
     @staticmethod
     def from_scipy(matrix) -> "Graph":
@@ -100,7 +156,8 @@ class Graph:
 
     def values(self, threads: int | None = None) -> np.ndarray:
         """Every position's Grundy value, a ``uint32`` array; on ``threads`` threads (default:
-        one per core). Raises :class:`CycleError` (naming the cycle's nodes) for a cyclic graph.
+        one per core). Raises :class:`CycleError` (naming the cycle's nodes) for a cyclic graph;
+        use :meth:`loopy` for a game with cycles.
         """
         return self._g.evaluate(False, threads)[0]
 
@@ -109,20 +166,34 @@ class Graph:
         the largest level of its moves (the number of moves of the longest play from it)."""
         return self._g.evaluate(True, threads)[1]
 
-    def outcomes(self, queries, threads: int | None = None) -> list[str]:
+    def loopy(self, threads: int | None = None) -> Loopy:
+        """The game's generalized Sprague-Grundy labels, cycles and self-loops allowed: a
+        :class:`Loopy` of values (:data:`INFINITE` where infinite), the infinite mask and the
+        K sets. An acyclic game's are its :meth:`values`, none infinite."""
+        return Loopy(*self._g.label(threads))
+
+    def outcomes(self, queries, loopy: bool = False, threads: int | None = None) -> list[str]:
         """``"WIN"`` or ``"LOSE"`` for the player to move in each query: a list of positions
-        (tokens, one per game of the sum), or a 2-D integer array of them."""
-        values = self.values(threads)
-        n = len(values)
-        out = []
-        for q, positions in enumerate(queries):
-            tokens = np.asarray(positions, dtype=np.int64).ravel()
-            if tokens.size and (tokens.min() < 0 or tokens.max() >= n):
-                i = int(np.flatnonzero((tokens < 0) | (tokens >= n))[0])
-                raise ValueError(f"queries[{q}][{i}] is {tokens[i]}, not a position: ids are 0 to {n - 1}")
-            nim = int(np.bitwise_xor.reduce(values[tokens])) if tokens.size else 0
-            out.append("WIN" if nim else "LOSE")
-        return out
+        (tokens, one per game of the sum), or a 2-D integer array of them (a 1-D array: one
+        token per query). With ``loopy``, as a loopy game: ``"DRAW"`` where neither player
+        can force a win."""
+        return self._g.answer(*_queries(queries), loopy, False, threads)[0]
+
+    def winning_moves(self, queries, loopy: bool = False, threads: int | None = None) -> list:
+        """For each query (as in :meth:`outcomes`), a winning move ``(from, to)``: a token on
+        ``from`` moves to ``to`` and leaves the opponent a LOSE; ``None`` where there is none
+        (a LOSE or a DRAW). The move the CLI's ``move_from`` and ``move_to`` columns give."""
+        return self._g.answer(*_queries(queries), loopy, True, threads)[1]
+
+    def stats(self, loopy: bool = False, threads: int | None = None) -> dict:
+        """The statistics ``grundy stats --json`` gives a case, as a dict: sizes, degrees,
+        levels, the widest level, histograms of values and levels (``loopy``: of the finite
+        values, and the count of infinite positions). Without the case number, the query
+        counts and the times, which belong to a file's run."""
+        stats = json.loads(self._g.stats(loopy, threads))
+        for key in ("case", "seconds", "queries", "wins", "losses", "draws"):
+            stats.pop(key, None)
+        return stats
 
 
 def from_networkx_labelled(G) -> tuple[Graph, list]:
@@ -130,15 +201,35 @@ def from_networkx_labelled(G) -> tuple[Graph, list]:
     of the graph is ``labels[i]`` (in ``G.nodes`` order)."""
     labels = list(G.nodes)
     number = {v: i for i, v in enumerate(labels)}
-    return Graph.from_csr(*_networkx_csr(G, labels, number)), labels
+    return Graph(_grundy.Graph.from_adjacency(_adjacency(G), number)), labels
 
 
-def read(path: str, format: str = "chess", case: int = 1, nodes: int | None = None) -> Graph:
+def read(
+    path: str,
+    format: str = "chess",
+    case: int = 1,
+    nodes: int | None = None,
+    loopy: bool = False,
+    trust: bool = False,
+) -> Graph:
     """Case ``case`` (1-based) of a file the command line reads: the chess format (a file of
-    cases, gzip or zstd too, ``"-"`` for stdin) or an edge list (``format="edges"``, with
-    ``nodes`` as ``--nodes``). Errors are the CLI's: file, line, column and what was expected.
+    cases, gzip or zstd too, ``"-"`` for stdin), an edge list (``format="edges"``, with
+    ``nodes`` as ``--nodes``), or an index written by ``grundy index`` (recognised by its first
+    bytes; its values come with it, its checksums checked unless ``trust``). A text's values
+    are computed as it is read: as a loopy game's (:meth:`Graph.loopy`) with ``loopy``, where
+    cycles are allowed, as the CLI's ``--loopy``. Errors are the CLI's: file, line, column and
+    what was expected.
     """
-    return Graph(_grundy.read(str(path), format, case, nodes))
+    return Graph(_grundy.read(str(path), format, case, nodes, loopy, trust))
+
+
+def octal(code: str, n: int, hex: bool = False, naive: bool = False) -> Octal:
+    """``G(0..=n)`` of the octal game ``code`` (Kayles is ``"0.77"``; hexadecimal digits with
+    ``hex``) and its period when one is proved on the way (Guy and Smith's test), as in
+    ``grundy octal``: the computation stops at the proof and the period gives the rest.
+    By the sparse-space method (Gangolli and Plambeck), or every move with ``naive``."""
+    values, period = _grundy.octal(code, n, hex, naive)
+    return Octal(values, Period(*period) if period is not None else None)
 
 
 def _ids(values, name: str) -> np.ndarray:
@@ -151,19 +242,26 @@ def _ids(values, name: str) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.int64)
 
 
-def _networkx_csr(G, nodes, number):
-    """The CSR arrays of ``G``'s moves, node ``i`` being ``nodes[i]``, ids mapped by ``number``
-    (``None``: the labels are the ids). Read list by list from the adjacency dicts: networkx's
-    own ``G._adj`` (what its algorithms read; 0.20 s for 1M edges), else the public ``G.adj``
-    view (1.06 s), where ``G.edges()``'s tuples took 0.41."""
+def _adjacency(G) -> dict:
+    """``G``'s adjacency as a dict of dicts: networkx's own ``G._adj`` (what its algorithms
+    read), else one built from the public ``G.adj`` view."""
     adj = getattr(G, "_adj", None)
-    if not isinstance(adj, dict):
-        adj = G.adj
-    lists = [adj[v] for v in nodes]
-    degrees = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-    indptr = np.zeros(len(lists) + 1, dtype=np.int64)
-    np.cumsum(degrees, out=indptr[1:])
-    ids = itertools.chain.from_iterable(lists)
-    if number is not None:
-        ids = map(number.__getitem__, ids)
-    return indptr, np.fromiter(ids, dtype=np.int64, count=int(indptr[-1]))
+    if isinstance(adj, dict) and all(isinstance(a, dict) for a in itertools.islice(adj.values(), 1)):
+        return adj
+    return {v: dict(neighbours) for v, neighbours in G.adj.items()}
+
+
+def _queries(queries) -> tuple[np.ndarray, np.ndarray]:
+    """Queries as CSR ``int64`` arrays: offsets, and the positions of every query in turn."""
+    if isinstance(queries, np.ndarray) and queries.ndim in (1, 2):
+        rows = queries if queries.ndim == 2 else queries[:, None]
+        indptr = np.arange(len(rows) + 1, dtype=np.int64) * rows.shape[1]
+        return indptr, _ids(rows.ravel(), "queries")
+    queries = [q if hasattr(q, "__len__") else [q] for q in queries]
+    lengths = np.fromiter(map(len, queries), dtype=np.int64, count=len(queries))
+    indptr = np.zeros(len(queries) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    tokens = np.asarray(list(itertools.chain.from_iterable(queries)))
+    if tokens.size and not np.issubdtype(tokens.dtype, np.integer):
+        raise ValueError(f"the queries hold {tokens.dtype} positions: give integers")
+    return indptr, np.ascontiguousarray(tokens.ravel(), dtype=np.int64)
