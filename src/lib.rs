@@ -59,6 +59,7 @@ pub mod meter;
 pub mod octal;
 pub mod order;
 pub mod parse;
+pub mod play;
 pub mod report;
 #[cfg(test)]
 pub(crate) mod testing;

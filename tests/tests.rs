@@ -17,6 +17,7 @@ mod loopy;
 mod octal;
 mod oracle;
 mod outputs;
+mod plays;
 mod regression;
 mod reports;
 mod seeds;

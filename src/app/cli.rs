@@ -143,6 +143,36 @@ pub enum FormatName {
     Edges,
 }
 
+/// How a query's tokens are played, as `--play` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum PlayName {
+    /// One token moves; the last to move wins (Sprague-Grundy).
+    #[default]
+    Normal,
+    /// One token moves; the last to move loses. A sum of two or more tokens not equal to *0
+    /// is decided where they all equal nim heaps (Conway's misère mex rule), else UNDECIDED.
+    Misere,
+    /// Every token moves; the game ends as soon as one cannot (remoteness).
+    Conjunctive,
+    /// Every token that can move moves; the game ends when none can (suspense).
+    Continued,
+    /// Any non-empty set of tokens moves.
+    Selective,
+}
+
+impl From<PlayName> for grundy::play::Play {
+    fn from(name: PlayName) -> grundy::play::Play {
+        use grundy::play::Play;
+        match name {
+            PlayName::Normal => Play::Normal,
+            PlayName::Misere => Play::Misere,
+            PlayName::Conjunctive => Play::Conjunctive,
+            PlayName::Continued => Play::Continued,
+            PlayName::Selective => Play::Selective,
+        }
+    }
+}
+
 /// The formats of rows, as `--output-format` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormatName {
@@ -232,6 +262,11 @@ pub struct SolveArgs {
     /// WIN, LOSE or DRAW (infinite play) per query. The chess format only (not sums).
     #[arg(long)]
     pub loopy: bool,
+    /// How a query's tokens are played. Other than normal: the chess format, one process, a
+    /// CSV report of case,query,positions,result,move_from,move_to,reason (a winning move's
+    /// tokens and where each goes, as lists; why a misère sum is UNDECIDED).
+    #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
+    pub play: PlayName,
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -313,6 +348,12 @@ pub struct ValuesArgs {
     /// case,node,grundy,infinite_set,outcome,out_degree. Chess and edge-list formats.
     #[arg(long)]
     pub loopy: bool,
+    /// How a query's tokens are played: the play's columns follow values' own (conjunctive:
+    /// remoteness; continued: suspense; misere: misere_outcome,misere_grundy,misere_heap;
+    /// selective and normal: none). Other than normal: chess and edge-list formats, one
+    /// process, CSV.
+    #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
+    pub play: PlayName,
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,

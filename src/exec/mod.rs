@@ -19,6 +19,7 @@ use crate::{eval, parse};
 
 pub mod cases;
 pub mod index;
+pub mod play;
 pub mod query;
 pub mod solve;
 pub mod stats;

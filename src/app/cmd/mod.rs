@@ -167,6 +167,32 @@ pub fn rows_format(
     Ok(format)
 }
 
+/// What `--play` other than normal is not combined with: `--loopy`, the sums format, a
+/// cluster, a columnar output and an index (the plays' numbers are computed from the graph).
+pub fn check_play(
+    play: crate::app::cli::PlayName,
+    (loopy, format, on_cluster): (bool, grundy::Format, bool),
+    rows: Option<grundy::report::FileFormat>,
+) -> Result<(), Error> {
+    use crate::app::cli::PlayName;
+    if play == PlayName::Normal {
+        return Ok(());
+    }
+    let name = grundy::play::Play::from(play).name();
+    let refused = if loopy {
+        "--loopy: loopy games are played normally only"
+    } else if format == grundy::Format::Sums {
+        "--format sums: the plays take the chess and edge-list formats"
+    } else if on_cluster {
+        "a cluster: the plays run on one process for now"
+    } else if rows.is_some_and(|r| r != grundy::report::FileFormat::Csv) {
+        "a columnar output: the plays write CSV for now"
+    } else {
+        return Ok(());
+    };
+    Err(Error::Usage(format!("--play {name} is not combined with {refused}")))
+}
+
 /// What `--loopy` is not combined with: the sums format (moves to sums of loopy games follow
 /// another theory) and a cluster (loopy games run on one process for now).
 pub fn check_loopy(loopy: bool, format: grundy::Format, on_cluster: bool) -> Result<(), Error> {

@@ -13,10 +13,24 @@ use grundy::io::sink::Sink;
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
+    super::check_play(args.play, (args.loopy, format, false), Some(rows))?;
     let progress = Progress::new(config.progress);
     let input = super::open_text(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
+    let play = grundy::play::Play::from(args.play);
+    if play != grundy::play::Play::Normal {
+        if index.is_some() {
+            return Err(Error::Usage(format!(
+                "--play {} computes its numbers from the graph, which an index does not give: \
+                 read the input the index was made from",
+                play.name()
+            )));
+        }
+        exec::play::values(&input, (config.exec, format, play), &mut out, &progress)?;
+        progress.finish();
+        return Ok(out.finish()?);
+    }
     let how = (config.exec, format, args.loopy);
     super::with_rows!(rows, &mut out, |sink| match &index {
         Some(index) => exec::values_of_index(index, config.exec, &mut sink, &progress),
@@ -30,6 +44,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
 fn check(args: &ValuesArgs, on_cluster: bool) -> Result<grundy::Format, Error> {
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, on_cluster)?;
+    super::check_play(args.play, (args.loopy, format, on_cluster), None)?;
     let output = args.output.as_deref();
     crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     Ok(format)

@@ -1,0 +1,227 @@
+//! The engines of `solve --play` and `values --play` for the plays other than normal
+//! ([`crate::play`]): the verdict line of every query (`WIN`, `LOSE`, or for a misère sum the
+//! theory does not decide, `UNDECIDED`), report rows with the winning move of every WIN (one
+//! move per token that moves), and each node's numbers as `values` columns. CSV only.
+
+use super::{CaseReader, Exec};
+use crate::answer::Bufs;
+use crate::error::Error;
+use crate::eval::Evaluated;
+use crate::graph::GameGraph;
+use crate::io::error::IoError;
+use crate::io::input::Input;
+use crate::io::sink::Put;
+use crate::meter::{Meter, Stage, Unit};
+use crate::order::Levels;
+use crate::parse::format::Format;
+use crate::play::{self, Answer, Measures, Play, Verdict, NO_HEAP};
+use crate::report::{Rows, VALUES_HEADER};
+
+/// Columns of `solve --play --report`: a winning move's tokens and where each goes, as
+/// space-separated lists, and why a sum is UNDECIDED.
+pub const PLAY_REPORT_HEADER: &[&str] =
+    &["case", "query", "positions", "result", "move_from", "move_to", "reason"];
+
+/// The columns `values --play` adds after `values`' own.
+pub fn value_columns(play: Play) -> &'static [&'static str] {
+    match play {
+        Play::Normal | Play::Selective => &[],
+        Play::Conjunctive => &["remoteness"],
+        Play::Continued => &["suspense"],
+        Play::Misere => &["misere_outcome", "misere_grundy", "misere_heap"],
+    }
+}
+
+/// Answers every query of `input` under `play`: verdict lines to `out`, and rows of
+/// [`PLAY_REPORT_HEADER`] to `report` if given.
+pub fn solve(
+    input: &Input,
+    (exec, format, play): (Exec, Format, Play),
+    out: &mut impl Put,
+    mut report: Option<&mut impl Put>,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    if let Some(report) = &mut report {
+        report.put(&Rows::header(PLAY_REPORT_HEADER))?;
+    }
+    let with_report = report.is_some();
+    let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
+    while let Some(case) = reader.next_case()? {
+        let measures = measures(&case, play, exec, meter);
+        let answer = |number: u64, positions: &[u32], bufs: &mut Bufs<Vec<u8>>| {
+            let answer = answer_of(play, &case, &measures, positions);
+            bufs.main.extend_from_slice(answer.verdict.word().as_bytes());
+            bufs.main.push(b'\n');
+            if with_report {
+                report_row(&mut bufs.rows, (case.case, number), positions, &answer);
+            }
+        };
+        reader.queries(answer, |bufs: &Bufs<Vec<u8>>| {
+            out.put(&bufs.main)?;
+            if let Some(report) = report.as_deref_mut() {
+                report.put(&bufs.rows)?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Writes `values`' rows of every case of `input` with `play`'s columns ([`value_columns`]).
+pub fn values(
+    input: &Input,
+    (exec, format, play): (Exec, Format, Play),
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    let header: Vec<&str> = VALUES_HEADER.iter().chain(value_columns(play)).copied().collect();
+    out.put(&Rows::header(&header))?;
+    let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
+    while let Some(case) = reader.next_case()? {
+        let measures = measures(&case, play, exec, meter);
+        write_values(&case, &measures, exec, out, meter)?;
+        reader.skip_queries()?;
+    }
+    Ok(())
+}
+
+/// The play's numbers of an evaluated case (read with its levels; a chess graph).
+fn measures(case: &Evaluated, play: Play, exec: Exec, meter: &dyn Meter) -> Measures {
+    let nodes = case.graph.node_count() as u64;
+    meter.start(Stage { case: case.case, name: "playing", unit: Unit::Nodes, total: nodes });
+    let levels = levels_of(case.levels.as_deref().unwrap_or_default());
+    match &case.graph {
+        GameGraph::Chess(g) => Measures::of(play, g, &levels, exec),
+        GameGraph::ChessWide(g) => Measures::of(play, g, &levels, exec),
+        GameGraph::Sums(_) => unreachable!("--play refuses the sums format"),
+    }
+}
+
+/// The answer for tokens on `positions` of `case` under `play`.
+fn answer_of(play: Play, case: &Evaluated, measures: &Measures, positions: &[u32]) -> Answer {
+    match &case.graph {
+        GameGraph::Chess(g) => play::sums::answer(play, (g, &case.values, measures), positions),
+        GameGraph::ChessWide(g) => play::sums::answer(play, (g, &case.values, measures), positions),
+        GameGraph::Sums(_) => unreachable!("--play refuses the sums format"),
+    }
+}
+
+/// The levels of nodes whose levels are `node_levels`, ids increasing within a level: a
+/// counting sort, one pass to count and one to place.
+pub fn levels_of(node_levels: &[u32]) -> Levels {
+    let count = node_levels.iter().max().map_or(0, |&l| l as usize + 1);
+    let mut starts = vec![0u32; count + 1];
+    for &l in node_levels {
+        starts[l as usize + 1] += 1;
+    }
+    for l in 0..count {
+        starts[l + 1] += starts[l];
+    }
+    let mut next = starts.clone();
+    let mut order = vec![0u32; node_levels.len()];
+    for (v, &l) in node_levels.iter().enumerate() {
+        order[next[l as usize] as usize] = v as u32;
+        next[l as usize] += 1;
+    }
+    // Every level holds at least one node (a node of level l + 1 moves to one of level l).
+    Levels::from_groups(order, starts).unwrap_or_else(|| Levels::each(0))
+}
+
+/// Appends the report row of query `number` of case `case`.
+fn report_row(out: &mut Vec<u8>, (case, number): (u64, u64), positions: &[u32], answer: &Answer) {
+    let mut num = itoa::Buffer::new();
+    let list = |out: &mut Vec<u8>, ids: &mut dyn Iterator<Item = u32>| {
+        let mut num = itoa::Buffer::new();
+        for (i, p) in ids.enumerate() {
+            if i > 0 {
+                out.push(b' ');
+            }
+            out.extend_from_slice(num.format(p).as_bytes());
+        }
+    };
+    out.extend_from_slice(num.format(case).as_bytes());
+    out.push(b',');
+    out.extend_from_slice(num.format(number).as_bytes());
+    out.push(b',');
+    list(out, &mut positions.iter().copied());
+    out.push(b',');
+    out.extend_from_slice(answer.verdict.word().as_bytes());
+    out.push(b',');
+    list(out, &mut answer.moves.iter().map(|m| m.0));
+    out.push(b',');
+    list(out, &mut answer.moves.iter().map(|m| m.1));
+    out.push(b',');
+    if let Verdict::Undecided(why) = answer.verdict {
+        out.extend_from_slice(why.as_bytes());
+    }
+    out.push(b'\n');
+}
+
+/// Nodes per piece of rows formatted in parallel.
+const NODES_PER_PIECE: usize = 1 << 15;
+
+/// Writes the rows of one case with its play's columns, pieces formatted in parallel.
+fn write_values(
+    case: &Evaluated,
+    measures: &Measures,
+    exec: Exec,
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    let nodes = case.graph.node_count();
+    meter.start(Stage { case: case.case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
+    let levels = case.levels.as_deref().unwrap_or_default();
+    let row = |rows: &mut Rows, v: u32| {
+        let i = v as usize;
+        let graph = &case.graph;
+        let base = [
+            case.case,
+            v.into(),
+            case.values.get(v).into(),
+            levels[i].into(),
+            graph.move_count(v).into(),
+        ];
+        match measures {
+            Measures::None => rows.numbers(&base),
+            Measures::Remoteness(r) | Measures::Suspense(r) => {
+                let mut fields = base.to_vec();
+                fields.push(r[i].into());
+                rows.numbers(&fields);
+            }
+            Measures::Misere(m) => {
+                let mut buffers: [itoa::Buffer; 7] = Default::default();
+                let [b0, b1, b2, b3, b4, b5, b6] = &mut buffers;
+                let outcome = if m[i].grundy == 0 { "LOSE" } else { "WIN" };
+                let heap = if m[i].heap == NO_HEAP { "" } else { b6.format(m[i].heap) };
+                rows.names(&[
+                    b0.format(base[0]),
+                    b1.format(base[1]),
+                    b2.format(base[2]),
+                    b3.format(base[3]),
+                    b4.format(base[4]),
+                    outcome,
+                    b5.format(m[i].grundy),
+                    heap,
+                ]);
+            }
+        }
+    };
+    let starts: Vec<usize> = (0..nodes).step_by(NODES_PER_PIECE).collect();
+    for batch in starts.chunks(64) {
+        let pieces = exec.map(batch, |first| {
+            let mut rows = Rows::default();
+            for v in first..(first + NODES_PER_PIECE).min(nodes) {
+                row(&mut rows, v as u32);
+            }
+            rows.into_bytes()
+        });
+        for piece in pieces {
+            out.put(&piece)?;
+        }
+        if out.is_closed() {
+            return Err(IoError::OutputClosed.into());
+        }
+        meter.set(batch.last().map_or(nodes, |&s| (s + NODES_PER_PIECE).min(nodes)) as u64);
+    }
+    Ok(())
+}

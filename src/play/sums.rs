@@ -1,0 +1,162 @@
+//! A sum of tokens decided under each play, with a winning move.
+//!
+//! - normal: the nim-sum of the values (Sprague-Grundy), one token moving.
+//! - selective (any non-empty set of tokens moves): a WIN exactly when some token stands on a
+//!   normal-play WIN; the move takes every such token to a position of value 0.
+//! - conjunctive (every token moves; it ends when one cannot): a WIN exactly when the least
+//!   remoteness is odd; continued (every token that can move does; it ends when none can): a
+//!   WIN exactly when the largest suspense is odd. In both, the winning move takes each token
+//!   that moves to a move of remoteness (suspense) one less: the least remoteness (largest
+//!   suspense) drops to an even one and no other passes it.
+//! - misère: tokens equal to `*0` change no outcome and are dropped; one token left is
+//!   decided by its misère Grundy value; tokens that all equal nim heaps follow misère Nim (a
+//!   WIN exactly when the nim-sum is not 0, unless no heap exceeds 1, where exactly when it is
+//!   0); any other sum is UNDECIDED, with the reason, never guessed. A winning move is the
+//!   first move of one token (in query order, then move order) after which the sum is decided
+//!   a LOSE.
+//!
+//! An empty sum has no move: a LOSE, but in misère play, where it is a WIN.
+
+use crate::eval::Values;
+use crate::graph::{Csr, Offset};
+
+use super::measure::{Measures, Misere, NO_HEAP};
+use super::Play;
+
+/// Who wins a sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The player to move.
+    Win,
+    /// The other player.
+    Lose,
+    /// Not decided by the theory the play has (misère sums): why.
+    Undecided(&'static str),
+}
+
+impl Verdict {
+    /// The verdict line's word.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Win => "WIN",
+            Verdict::Lose => "LOSE",
+            Verdict::Undecided(_) => "UNDECIDED",
+        }
+    }
+
+    fn of(win: bool) -> Verdict {
+        if win {
+            Verdict::Win
+        } else {
+            Verdict::Lose
+        }
+    }
+}
+
+/// Why a misère sum is not decided.
+pub const WILD: &str = "two or more tokens not equal to *0, not all equal to nim heaps";
+
+/// A sum decided, and for a WIN the move: `(from, to)` of each token it moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// Who wins.
+    pub verdict: Verdict,
+    /// The winning move (empty unless a WIN; empty too for a misère WIN with no move left).
+    pub moves: Vec<(u32, u32)>,
+}
+
+/// The answer for tokens on `positions` of `graph` under `play`, from the Grundy `values` and
+/// the play's `measures` ([`Measures::of`]).
+pub fn answer<O: Offset>(
+    play: Play,
+    (graph, values, measures): (&Csr<O>, &Values, &Measures),
+    positions: &[u32],
+) -> Answer {
+    let to = |p: u32, want: &dyn Fn(u32) -> bool| first_move(graph, p, want);
+    match (play, measures) {
+        (Play::Normal, _) => {
+            let nim = values.nim_sum(positions);
+            let moves = crate::answer::mover(positions.iter().map(|&p| values.get(p)), nim)
+                .and_then(|(k, want)| to(positions[k], &|s| values.get(s) == want));
+            Answer { verdict: Verdict::of(nim != 0), moves: moves.into_iter().collect() }
+        }
+        (Play::Selective, _) => {
+            let winning = positions.iter().filter(|&&p| values.get(p) != 0);
+            let moves: Vec<_> = winning.filter_map(|&p| to(p, &|s| values.get(s) == 0)).collect();
+            Answer { verdict: Verdict::of(!moves.is_empty()), moves }
+        }
+        (Play::Conjunctive, Measures::Remoteness(r)) => {
+            let least = positions.iter().map(|&p| r[p as usize]).min();
+            let win = least.is_some_and(|x| x % 2 == 1);
+            every_token(graph, win, positions, r)
+        }
+        (Play::Continued, Measures::Suspense(s)) => {
+            let largest = positions.iter().map(|&p| s[p as usize]).max();
+            let win = largest.is_some_and(|x| x % 2 == 1);
+            let movable: Vec<u32> =
+                positions.iter().copied().filter(|&p| s[p as usize] > 0).collect();
+            every_token(graph, win, &movable, s)
+        }
+        (Play::Misere, Measures::Misere(m)) => misere_answer(graph, m, positions),
+        (play, _) => unreachable!("{} play without its measures", play.name()),
+    }
+}
+
+/// The answer of a conjunctive or continued sum: each token of `moving` goes to a move whose
+/// number (remoteness, suspense) is one less than its own.
+fn every_token<O: Offset>(graph: &Csr<O>, win: bool, moving: &[u32], numbers: &[u32]) -> Answer {
+    let moves = if win {
+        // A number is 1 + one of its moves' numbers, so the move is there.
+        let n = |p: u32| numbers[p as usize];
+        moving.iter().filter_map(|&p| first_move(graph, p, &|s| n(s) + 1 == n(p))).collect()
+    } else {
+        Vec::new()
+    };
+    Answer { verdict: Verdict::of(win), moves }
+}
+
+/// The first move of `p` to a position `want` accepts.
+fn first_move<O: Offset>(graph: &Csr<O>, p: u32, want: &dyn Fn(u32) -> bool) -> Option<(u32, u32)> {
+    graph.successors(p).iter().copied().find(|&s| want(s)).map(|s| (p, s))
+}
+
+/// Who wins a misère sum, where the theory decides it.
+pub fn misere_verdict(numbers: &[Misere], positions: &[u32]) -> Verdict {
+    let number = |p: u32| numbers[p as usize];
+    let mut live = positions.iter().map(|&p| number(p)).filter(|m| m.heap != 0);
+    let Some(first) = live.next() else { return Verdict::Win };
+    let rest: Vec<Misere> = live.collect();
+    if rest.is_empty() {
+        return Verdict::of(first.grundy != 0);
+    }
+    if first.heap == NO_HEAP || rest.iter().any(|m| m.heap == NO_HEAP) {
+        return Verdict::Undecided(WILD);
+    }
+    let heaps = || std::iter::once(first.heap).chain(rest.iter().map(|m| m.heap));
+    let nim = heaps().fold(0, |x, h| x ^ h);
+    if heaps().any(|h| h >= 2) {
+        Verdict::of(nim != 0)
+    } else {
+        Verdict::of(nim == 0)
+    }
+}
+
+/// A misère sum's answer: its verdict, and for a WIN the first one-token move to a LOSE.
+fn misere_answer<O: Offset>(graph: &Csr<O>, numbers: &[Misere], positions: &[u32]) -> Answer {
+    let verdict = misere_verdict(numbers, positions);
+    let mut moves = Vec::new();
+    if verdict == Verdict::Win {
+        let mut after = positions.to_vec();
+        'search: for (k, &p) in positions.iter().enumerate() {
+            for &s in graph.successors(p) {
+                after[k] = s;
+                if misere_verdict(numbers, &after) == Verdict::Lose {
+                    moves.push((p, s));
+                    break 'search;
+                }
+            }
+            after[k] = p;
+        }
+    }
+    Answer { verdict, moves }
+}

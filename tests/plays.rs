@@ -1,0 +1,293 @@
+//! `--play`: every play's answers against a search of the sum's own game tree, the winning
+//! moves replayed, the values' columns against their definitions, misère Nim fully decided.
+
+use std::collections::HashMap;
+
+use crate::util::*;
+
+const PLAYS: [&str; 5] = ["normal", "misere", "conjunctive", "continued", "selective"];
+
+/// The positions a move under `play` leads to from tokens on `tokens` (each a list of tokens).
+fn moves(lists: &[Vec<u32>], play: &str, tokens: &[u32]) -> Vec<Vec<u32>> {
+    let movable: Vec<usize> =
+        (0..tokens.len()).filter(|&i| !lists[tokens[i] as usize].is_empty()).collect();
+    // Each token of `chosen` moves, the others stay: every combination of their moves.
+    let every = |chosen: &[usize]| {
+        let mut all = vec![tokens.to_vec()];
+        for &i in chosen {
+            all = all
+                .iter()
+                .flat_map(|t| {
+                    lists[tokens[i] as usize].iter().map(move |&s| {
+                        let mut t = t.clone();
+                        t[i] = s;
+                        t
+                    })
+                })
+                .collect();
+        }
+        all
+    };
+    match play {
+        "normal" | "misere" => movable.iter().flat_map(|&i| every(&[i])).collect(),
+        "conjunctive" if tokens.is_empty() || movable.len() < tokens.len() => Vec::new(),
+        "conjunctive" => every(&movable),
+        "continued" if movable.is_empty() => Vec::new(),
+        "continued" => every(&movable),
+        "selective" => (1..1u32 << movable.len())
+            .flat_map(|set| {
+                let chosen: Vec<usize> =
+                    (0..movable.len()).filter(|b| set >> b & 1 == 1).map(|b| movable[b]).collect();
+                every(&chosen)
+            })
+            .collect(),
+        _ => unreachable!(),
+    }
+}
+
+/// Whether the player to move wins under `play`, by searching the sum's game tree: with no
+/// move the player to move loses, but in misère play, where they win.
+fn wins(
+    lists: &[Vec<u32>],
+    play: &str,
+    tokens: &[u32],
+    memo: &mut HashMap<Vec<u32>, bool>,
+) -> bool {
+    let mut key = tokens.to_vec();
+    key.sort_unstable();
+    if let Some(&w) = memo.get(&key) {
+        return w;
+    }
+    let next = moves(lists, play, &key);
+    let w = if next.is_empty() {
+        play == "misere"
+    } else {
+        next.iter().any(|t| !wins(lists, play, t, memo))
+    };
+    memo.insert(key, w);
+    w
+}
+
+fn ids(field: &str) -> Vec<u32> {
+    field.split_whitespace().map(|x| x.parse().unwrap()).collect()
+}
+
+/// Random small DAGs and sums of 1 to 3 tokens, under every play, on one and two threads:
+/// each verdict is the game tree's (UNDECIDED only for misère sums of two tokens or more),
+/// and each WIN's move, replayed, leaves the other player a LOSE.
+#[test]
+fn every_play_matches_a_game_tree_search() {
+    let dir = tempdir();
+    let mut rng = Rng::new(2910);
+    let (mut misere_sums, mut undecided) = (0, 0);
+    for round in 0..12 {
+        let cases: Vec<Case> = (0..20)
+            .map(|_| {
+                let n = 1 + rng.below(8) as usize;
+                random_case(&mut rng, n, 3, 8, 3)
+            })
+            .collect();
+        let input = write_messy(&mut rng, &cases, round % 2 == 1);
+        let path = write_file(dir.path(), "in.txt", &input);
+        let report = dir.path().join("r.csv");
+        for play in PLAYS {
+            let p = path.to_str().unwrap();
+            let r = report.to_str().unwrap();
+            let lines = run(&["solve", "--play", play, p, "--report", r], None).ok();
+            let two = run(&["solve", "-j", "2", "--play", play, p], None).ok();
+            let one = run(&["solve", "-j", "1", "--play", play, p], None).ok();
+            assert_eq!((&one, &two), (&lines, &lines), "{play}: threads differ");
+            let rows = std::fs::read_to_string(&report).unwrap();
+            let mut rows = rows.lines();
+            let header: Vec<&str> = rows.next().unwrap().split(',').collect();
+            let at = |name: &str| header.iter().position(|&h| h == name);
+            let (positions, result) = (at("positions").unwrap(), at("result").unwrap());
+            let (move_from, move_to) = (at("move_from").unwrap(), at("move_to").unwrap());
+            let mut lines = lines.lines();
+            for case in &cases {
+                let mut memo = HashMap::new();
+                for q in &case.queries {
+                    let line = lines.next().unwrap();
+                    let row: Vec<&str> = rows.next().unwrap().split(',').collect();
+                    assert_eq!(ids(row[positions]), *q);
+                    assert_eq!(row[result], line);
+                    let want = wins(&case.lists, play, q, &mut memo);
+                    if play == "misere" {
+                        misere_sums += 1;
+                    }
+                    if line == "UNDECIDED" {
+                        assert!(play == "misere" && q.len() >= 2, "{play} {q:?} undecided");
+                        assert!(!row[at("reason").unwrap()].is_empty(), "UNDECIDED says why");
+                        undecided += 1;
+                        continue;
+                    }
+                    assert_eq!(line == "WIN", want, "{play} {q:?} on {:?}", case.lists);
+                    let (from, to) = (ids(row[move_from]), ids(row[move_to]));
+                    assert_eq!(from.len(), to.len());
+                    if line == "LOSE" || moves(&case.lists, play, q).is_empty() {
+                        assert!(from.is_empty(), "{play} {q:?}: a move without a WIN");
+                        continue;
+                    }
+                    // Replay the move: each listed token (a multiset) goes where the row says.
+                    let mut after = q.clone();
+                    let mut moved = vec![false; q.len()];
+                    for (&f, &t) in from.iter().zip(&to) {
+                        let k = (0..q.len())
+                            .find(|&k| !moved[k] && after[k] == f)
+                            .expect("a token moved");
+                        assert!(
+                            case.lists[f as usize].contains(&t),
+                            "{play}: {f} -> {t} is no move"
+                        );
+                        after[k] = t;
+                        moved[k] = true;
+                    }
+                    let legal = moves(&case.lists, play, q).iter().any(|m| {
+                        let (mut a, mut b) = (m.clone(), after.clone());
+                        a.sort_unstable();
+                        b.sort_unstable();
+                        a == b
+                    });
+                    assert!(legal, "{play} {q:?}: {from:?} -> {to:?} is not one move");
+                    assert!(
+                        !wins(&case.lists, play, &after, &mut memo),
+                        "{play} {q:?}: the move does not win"
+                    );
+                }
+            }
+        }
+    }
+    // The misère theory decides most of these small sums.
+    assert!(undecided * 4 < misere_sums, "{undecided} of {misere_sums} misère sums undecided");
+}
+
+/// `values --play` columns against their definitions on random DAGs, on one and two threads.
+#[test]
+fn the_plays_columns_follow_their_definitions() {
+    let mut rng = Rng::new(29);
+    let cases: Vec<Case> = (0..30)
+        .map(|_| {
+            let n = 1 + rng.below(40) as usize;
+            random_case(&mut rng, n, 4, 0, 1)
+        })
+        .collect();
+    let input = write_messy(&mut rng, &cases, false);
+    let column = |play: &str, name: &str| {
+        let one = run(&["values", "-j", "1", "--play", play], Some(&input)).ok();
+        let two = run(&["values", "-j", "2", "--play", play], Some(&input)).ok();
+        assert_eq!(one, two, "{play}: threads differ");
+        let mut lines = one.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let at = header.iter().position(|&h| h == name).unwrap();
+        lines.map(|l| l.split(',').nth(at).unwrap().to_string()).collect::<Vec<_>>()
+    };
+    // By their definitions, memoised in topological order (a node's moves before it).
+    let mut remoteness = Vec::new();
+    let mut suspense = Vec::new();
+    let mut misere = Vec::new();
+    for case in &cases {
+        let n = case.lists.len();
+        let order = topological(&case.lists);
+        let (mut r, mut s, mut m) = (vec![0u32; n], vec![0u32; n], vec![false; n]);
+        for &v in &order {
+            let l = &case.lists[v as usize];
+            let rs: Vec<u32> = l.iter().map(|&w| r[w as usize]).collect();
+            let ss: Vec<u32> = l.iter().map(|&w| s[w as usize]).collect();
+            let even = |xs: &[u32]| xs.iter().copied().filter(|x| x % 2 == 0).collect::<Vec<_>>();
+            r[v as usize] = match (even(&rs).iter().min(), rs.iter().max()) {
+                (Some(e), _) => e + 1,
+                (None, Some(x)) => x + 1,
+                _ => 0,
+            };
+            s[v as usize] = match (even(&ss).iter().max(), ss.iter().min()) {
+                (Some(e), _) => e + 1,
+                (None, Some(x)) => x + 1,
+                _ => 0,
+            };
+            // Misère: a sink wins; otherwise a win exactly when some move reaches a loss.
+            m[v as usize] = l.is_empty() || l.iter().any(|&w| !m[w as usize]);
+        }
+        remoteness.extend(r.iter().map(u32::to_string));
+        suspense.extend(s.iter().map(u32::to_string));
+        misere.extend(m.iter().map(|&w| if w { "WIN" } else { "LOSE" }.to_string()));
+    }
+    assert_eq!(column("conjunctive", "remoteness"), remoteness);
+    assert_eq!(column("continued", "suspense"), suspense);
+    assert_eq!(column("misere", "misere_outcome"), misere);
+}
+
+/// Nodes in an order where each node's moves come before it.
+fn topological(lists: &[Vec<u32>]) -> Vec<u32> {
+    fn visit(v: u32, lists: &[Vec<u32>], done: &mut [bool], out: &mut Vec<u32>) {
+        if done[v as usize] {
+            return;
+        }
+        done[v as usize] = true;
+        for &w in &lists[v as usize] {
+            visit(w, lists, done, out);
+        }
+        out.push(v);
+    }
+    let mut done = vec![false; lists.len()];
+    let mut out = Vec::new();
+    for v in 0..lists.len() as u32 {
+        visit(v, lists, &mut done, &mut out);
+    }
+    out
+}
+
+/// Misère Nim (HDU 1907 "John"): heaps as a DAG, node k moving to every smaller heap. Every
+/// sum is decided, as misère Nim's rule says: a win exactly when the nim-sum is not 0, unless
+/// no heap exceeds 1, where exactly when the count of heaps of 1 is even.
+#[test]
+fn misere_nim_is_fully_decided() {
+    let n = 12u32;
+    let lists: Vec<Vec<u32>> = (0..n).map(|k| (0..k).collect()).collect();
+    let mut rng = Rng::new(1907);
+    let queries: Vec<Vec<u32>> = (0..400)
+        .map(|_| (0..1 + rng.below(4)).map(|_| rng.below(n as u64) as u32).collect())
+        .collect();
+    let case = Case { lists, queries: queries.clone() };
+    let input = write_messy(&mut rng, &[case], false);
+    let got = run(&["solve", "--play", "misere"], Some(&input)).ok();
+    let want: String = queries
+        .iter()
+        .map(|q| {
+            let nim = q.iter().fold(0, |x, &h| x ^ h);
+            let win = if q.iter().any(|&h| h >= 2) { nim != 0 } else { nim == 0 };
+            if win {
+                "WIN\n"
+            } else {
+                "LOSE\n"
+            }
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn the_plays_refuse_what_they_do_not_take() {
+    let input = b"1\n0\n1 0\n0\n";
+    for (args, words) in [
+        (
+            &["solve", "--play", "misere", "--loopy"][..],
+            "--play misere is not combined with --loopy",
+        ),
+        (
+            &["solve", "--play", "continued", "--format", "sums"][..],
+            "the plays take the chess and edge-list formats",
+        ),
+        (
+            &["values", "--play", "conjunctive", "--output-format", "parquet", "-o", "x.parquet"][..],
+            "",
+        ),
+    ] {
+        let refused = run(args, Some(input));
+        assert_eq!(refused.code, 2, "{args:?}: a usage error");
+        assert!(
+            refused.stderr.starts_with("error: ") && refused.stderr.contains(words),
+            "{args:?}: {}",
+            refused.stderr
+        );
+    }
+}
