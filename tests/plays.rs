@@ -80,11 +80,15 @@ fn every_play_matches_a_game_tree_search() {
     let dir = tempdir();
     let mut rng = Rng::new(2910);
     let (mut misere_sums, mut undecided) = (0, 0);
-    for round in 0..12 {
+    // GRUNDY_PLAY_ROUNDS=500 for a longer stress run (about a minute).
+    let rounds =
+        std::env::var("GRUNDY_PLAY_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(12);
+    for round in 0..rounds {
         let cases: Vec<Case> = (0..20)
             .map(|_| {
-                let n = 1 + rng.below(8) as usize;
-                random_case(&mut rng, n, 3, 8, 3)
+                let n = 1 + rng.below(if round % 3 == 2 { 11 } else { 8 }) as usize;
+                let degree = 1 + rng.below(4);
+                random_case(&mut rng, n, degree, 8, 3)
             })
             .collect();
         let input = write_messy(&mut rng, &cases, round % 2 == 1);
@@ -289,5 +293,31 @@ fn the_plays_refuse_what_they_do_not_take() {
             "{args:?}: {}",
             refused.stderr
         );
+    }
+}
+
+/// A graph with levels wide enough for the parallel path: every play's rows and lines, on
+/// one thread and two, the same bytes.
+#[test]
+fn one_and_two_threads_give_the_same_bytes() {
+    let dir = tempdir();
+    let path = dir.path().join("big.txt");
+    let p = path.to_str().unwrap();
+    run(
+        &["generate", "-n", "60000", "--avg-degree", "4", "-q", "3000", "--seed", "29", "-o", p],
+        None,
+    )
+    .ok();
+    for play in PLAYS {
+        let values = |j| run(&["values", "-j", j, "--play", play, p], None).ok();
+        assert_eq!(values("1"), values("2"), "{play}: values");
+        let report = |j: &str| {
+            let r = dir.path().join(format!("r{j}.csv"));
+            let lines =
+                run(&["solve", "-j", j, "--play", play, p, "--report", r.to_str().unwrap()], None)
+                    .ok();
+            (lines, std::fs::read(&r).unwrap())
+        };
+        assert_eq!(report("1"), report("2"), "{play}: solve");
     }
 }

@@ -184,9 +184,8 @@ fn write_values(
         match measures {
             Measures::None => rows.numbers(&base),
             Measures::Remoteness(r) | Measures::Suspense(r) => {
-                let mut fields = base.to_vec();
-                fields.push(r[i].into());
-                rows.numbers(&fields);
+                let [c, v, g, l, d] = base;
+                rows.numbers(&[c, v, g, l, d, r[i].into()]);
             }
             Measures::Misere(m) => {
                 let mut buffers: [itoa::Buffer; 7] = Default::default();

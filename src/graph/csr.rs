@@ -282,11 +282,21 @@ impl<O: Offset> Rule for Csr<O> {
         }
     }
 
+    #[inline]
+    fn look_ahead(&self, next: &[u32], values: &[u32]) {
+        self.prefetch_ahead(next, values);
+    }
+}
+
+impl<O: Offset> Csr<O> {
+    /// Starts the reads of the nodes `next` (evaluated next, in that order) and of their
+    /// successors' entries in `values`, a number per node of any type.
+    ///
     /// Nodes of a level are scattered over the arrays, so their offsets, lists and successors'
     /// values all miss: offsets eight nodes ahead, lists four ahead, values one ahead (a chain's
     /// nodes are so short that four and two left its misses waiting).
     #[inline]
-    fn look_ahead(&self, next: &[u32], values: &[u32]) {
+    pub fn prefetch_ahead<T>(&self, next: &[u32], values: &[T]) {
         if let Some(&far) = next.get(7) {
             prefetch(&self.offsets, far as usize);
         }
