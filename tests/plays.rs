@@ -321,3 +321,22 @@ fn one_and_two_threads_give_the_same_bytes() {
         assert_eq!(report("1"), report("2"), "{play}: solve");
     }
 }
+
+/// `query --play` answers a file of queries as `solve --play --report` answers the same
+/// queries inside the graph's file: the same rows.
+#[test]
+fn query_rows_are_solves_report_rows() {
+    let dir = tempdir();
+    let mut rng = Rng::new(2911);
+    let case = random_case(&mut rng, 30, 3, 200, 3);
+    let input = write_messy(&mut rng, std::slice::from_ref(&case), false);
+    let graph = write_file(dir.path(), "g.txt", &input);
+    let queries = write_file(dir.path(), "q.txt", query_lines(&case.queries).as_bytes());
+    let report = dir.path().join("r.csv");
+    let (g, q, r) = (graph.to_str().unwrap(), queries.to_str().unwrap(), report.to_str().unwrap());
+    for play in PLAYS.iter().skip(1) {
+        run(&["solve", "--play", play, g, "--report", r], None).ok();
+        let rows = run(&["query", "--play", play, g, q], None).ok();
+        assert_eq!(rows, std::fs::read_to_string(&report).unwrap(), "{play}");
+    }
+}

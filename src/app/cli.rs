@@ -384,6 +384,11 @@ pub struct QueryArgs {
     /// or DRAW (infinite play) per query.
     #[arg(long)]
     pub loopy: bool,
+    /// How a query's tokens are played. Other than normal: rows of
+    /// case,query,positions,result,move_from,move_to,reason (as `solve --play --report`;
+    /// not with --columns), chess and edge-list formats, one process, CSV, no index.
+    #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
+    pub play: PlayName,
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,

@@ -1,4 +1,4 @@
-//! The engines of `solve --play` and `values --play` for the plays other than normal
+//! The engines of `solve --play`, `query --play` and `values --play` for the plays other than normal
 //! ([`crate::play`]): the verdict line of every query (`WIN`, `LOSE`, or for a misère sum the
 //! theory does not decide, `UNDECIDED`), report rows with the winning move of every WIN (one
 //! move per token that moves), and each node's numbers as `values` columns. CSV only.
@@ -65,6 +65,39 @@ pub fn solve(
         })?;
     }
     Ok(())
+}
+
+/// Answers the queries of `queries_input` against the first case of `graph_input` under
+/// `play`, as rows of [`PLAY_REPORT_HEADER`] (the case column 1) to `out`.
+pub fn query(
+    graph_input: &Input,
+    queries_input: &Input,
+    (exec, format, play): (Exec, Format, Play),
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    out.put(&Rows::header(PLAY_REPORT_HEADER))?;
+    let mut graphs = CaseReader::new(graph_input, exec, format, meter).with_levels(true);
+    let Some(case) = graphs.next_case()? else {
+        return Err(Error::NoGraph { path: graph_input.name().to_string() });
+    };
+    let measures = measures(&case, play, exec, meter);
+    let nodes = case.graph.node_count() as u32;
+    let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
+    reader.queries(
+        |number, positions, bufs: &mut Bufs<Vec<u8>>| {
+            let answer = answer_of(play, &case, &measures, positions);
+            report_row(&mut bufs.rows, (1, number), positions, &answer);
+        },
+        |bufs: &Bufs<Vec<u8>>| {
+            out.put(&bufs.rows)?;
+            match out.is_closed() {
+                true => Err(IoError::OutputClosed.into()),
+                false => Ok(()),
+            }
+        },
+    )?;
+    reader.expect_end()
 }
 
 /// Writes `values`' rows of every case of `input` with `play`'s columns ([`value_columns`]).

@@ -13,11 +13,26 @@ use crate::app::config::{self, Config};
 pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let (format, columns) = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
+    super::check_play(args.play, (args.loopy, format, false), Some(rows))?;
     let progress = Progress::new(config.progress);
     let graph_input = super::open_text(Some(&args.graph))?;
     let index = super::open_index(&graph_input, &args.format, args.loopy, &args.index)?;
     let queries_input = super::open_text(args.queries.as_deref())?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
+    let play = grundy::play::Play::from(args.play);
+    if play != grundy::play::Play::Normal {
+        if index.is_some() {
+            return Err(Error::Usage(format!(
+                "--play {} computes its numbers from the graph, which an index does not give: \
+                 read the input the index was made from",
+                play.name()
+            )));
+        }
+        let how = (config.exec, format, play);
+        exec::play::query(&graph_input, &queries_input, how, &mut out, &progress)?;
+        progress.finish();
+        return Ok(out.finish()?);
+    }
     let (exec, how) = (config.exec, (config.exec, format, args.loopy));
     super::with_rows!(rows, &mut out, |sink| match &index {
         Some(index) =>
@@ -45,6 +60,12 @@ fn check(args: &QueryArgs, on_cluster: bool) -> Result<(grundy::Format, Columns)
         )));
     }
     super::check_loopy(args.loopy, format, on_cluster)?;
+    super::check_play(args.play, (args.loopy, format, on_cluster), None)?;
+    if args.play != crate::app::cli::PlayName::Normal && args.columns.is_some() {
+        return Err(Error::Usage(
+            "--columns chooses normal play's columns: not with --play".into(),
+        ));
+    }
     crate::app::cmd::refuse_clobbering(
         &[("GRAPH", Some(&args.graph)), ("QUERIES", queries)],
         &[("-o", args.output.as_deref())],
