@@ -176,7 +176,7 @@ impl<'a> CaseReader<'a> {
     }
 
     /// Reads the next case and labels it as a loopy game (cycles and self-loops allowed,
-    /// [`eval::loopy()`]); `None` at the end of the input. The stages run sequentially on both
+    /// [`crate::eval::loopy()`]); `None` at the end of the input. The stages run sequentially on both
     /// paths for now.
     pub fn next_loopy_case(&mut self) -> Result<Option<Labelled>, Error> {
         let Some((case, graph, parse)) = self.read_case()? else { return Ok(None) };
