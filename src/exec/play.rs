@@ -15,6 +15,7 @@ use crate::meter::{Meter, Stage, Unit};
 use crate::order::Levels;
 use crate::parse::format::Format;
 use crate::play::{self, Answer, Measures, Play, Verdict, NO_HEAP};
+use crate::report::csv::push_list;
 use crate::report::{Rows, VALUES_HEADER};
 
 /// Columns of `solve --play --report`: a winning move's tokens and where each goes, as
@@ -163,26 +164,18 @@ pub fn levels_of(node_levels: &[u32]) -> Levels {
 /// Appends the report row of query `number` of case `case`.
 fn report_row(out: &mut Vec<u8>, (case, number): (u64, u64), positions: &[u32], answer: &Answer) {
     let mut num = itoa::Buffer::new();
-    let list = |out: &mut Vec<u8>, ids: &mut dyn Iterator<Item = u32>| {
-        let mut num = itoa::Buffer::new();
-        for (i, p) in ids.enumerate() {
-            if i > 0 {
-                out.push(b' ');
-            }
-            out.extend_from_slice(num.format(p).as_bytes());
-        }
-    };
+    let (from, to): (Vec<u32>, Vec<u32>) = answer.moves.iter().copied().unzip();
     out.extend_from_slice(num.format(case).as_bytes());
     out.push(b',');
     out.extend_from_slice(num.format(number).as_bytes());
     out.push(b',');
-    list(out, &mut positions.iter().copied());
+    push_list(out, positions);
     out.push(b',');
     out.extend_from_slice(answer.verdict.word().as_bytes());
     out.push(b',');
-    list(out, &mut answer.moves.iter().map(|m| m.0));
+    push_list(out, &from);
     out.push(b',');
-    list(out, &mut answer.moves.iter().map(|m| m.1));
+    push_list(out, &to);
     out.push(b',');
     if let Verdict::Undecided(why) = answer.verdict {
         out.extend_from_slice(why.as_bytes());

@@ -223,7 +223,8 @@ fn push_whole_row(out: &mut Vec<u8>, with_case: bool, row: &QueryRow) {
 }
 
 /// Appends `ids` separated by spaces.
-fn push_list(out: &mut Vec<u8>, ids: &[u32]) {
+/// Appends `ids`, space-separated: a list field.
+pub fn push_list(out: &mut Vec<u8>, ids: &[u32]) {
     let mut num = itoa::Buffer::new();
     for (i, &p) in ids.iter().enumerate() {
         if i > 0 {

@@ -193,6 +193,18 @@ pub fn check_play(
     Err(Error::Usage(format!("--play {name} is not combined with {refused}")))
 }
 
+/// Refuses `--play` (other than normal) on an index, which holds no play's numbers.
+pub fn refuse_play_index(play: grundy::play::Play, is_index: bool) -> Result<(), Error> {
+    if !is_index {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "--play {} computes its numbers from the graph, which an index does not give: read the \
+         input the index was made from",
+        play.name()
+    )))
+}
+
 /// What `--loopy` is not combined with: the sums format (moves to sums of loopy games follow
 /// another theory) and a cluster (loopy games run on one process for now).
 pub fn check_loopy(loopy: bool, format: grundy::Format, on_cluster: bool) -> Result<(), Error> {

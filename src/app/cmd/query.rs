@@ -21,13 +21,7 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     let play = grundy::play::Play::from(args.play);
     if play != grundy::play::Play::Normal {
-        if index.is_some() {
-            return Err(Error::Usage(format!(
-                "--play {} computes its numbers from the graph, which an index does not give: \
-                 read the input the index was made from",
-                play.name()
-            )));
-        }
+        super::refuse_play_index(play, index.is_some())?;
         let how = (config.exec, format, play);
         exec::play::query(&graph_input, &queries_input, how, &mut out, &progress)?;
         progress.finish();

@@ -20,13 +20,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     let play = grundy::play::Play::from(args.play);
     if play != grundy::play::Play::Normal {
-        if index.is_some() {
-            return Err(Error::Usage(format!(
-                "--play {} computes its numbers from the graph, which an index does not give: \
-                 read the input the index was made from",
-                play.name()
-            )));
-        }
+        super::refuse_play_index(play, index.is_some())?;
         exec::play::values(&input, (config.exec, format, play), &mut out, &progress)?;
         progress.finish();
         return Ok(out.finish()?);
