@@ -185,39 +185,141 @@ fn the_plays_columns_follow_their_definitions() {
         let at = header.iter().position(|&h| h == name).unwrap();
         lines.map(|l| l.split(',').nth(at).unwrap().to_string()).collect::<Vec<_>>()
     };
-    // By their definitions, memoised in topological order (a node's moves before it).
-    let mut remoteness = Vec::new();
-    let mut suspense = Vec::new();
-    let mut misere = Vec::new();
+    let (mut remoteness, mut suspense, mut misere) = (Vec::new(), Vec::new(), Vec::new());
     for case in &cases {
-        let n = case.lists.len();
-        let order = topological(&case.lists);
-        let (mut r, mut s, mut m) = (vec![0u32; n], vec![0u32; n], vec![false; n]);
-        for &v in &order {
-            let l = &case.lists[v as usize];
-            let rs: Vec<u32> = l.iter().map(|&w| r[w as usize]).collect();
-            let ss: Vec<u32> = l.iter().map(|&w| s[w as usize]).collect();
-            let even = |xs: &[u32]| xs.iter().copied().filter(|x| x % 2 == 0).collect::<Vec<_>>();
-            r[v as usize] = match (even(&rs).iter().min(), rs.iter().max()) {
-                (Some(e), _) => e + 1,
-                (None, Some(x)) => x + 1,
-                _ => 0,
-            };
-            s[v as usize] = match (even(&ss).iter().max(), ss.iter().min()) {
-                (Some(e), _) => e + 1,
-                (None, Some(x)) => x + 1,
-                _ => 0,
-            };
-            // Misère: a sink wins; otherwise a win exactly when some move reaches a loss.
-            m[v as usize] = l.is_empty() || l.iter().any(|&w| !m[w as usize]);
-        }
-        remoteness.extend(r.iter().map(u32::to_string));
-        suspense.extend(s.iter().map(u32::to_string));
-        misere.extend(m.iter().map(|&w| if w { "WIN" } else { "LOSE" }.to_string()));
+        let d = definitions(&case.lists);
+        remoteness.extend(d.remoteness.iter().map(u32::to_string));
+        suspense.extend(d.suspense.iter().map(u32::to_string));
+        misere.extend(
+            d.misere_grundy.iter().map(|&g| if g != 0 { "WIN" } else { "LOSE" }.to_string()),
+        );
     }
     assert_eq!(column("conjunctive", "remoteness"), remoteness);
     assert_eq!(column("continued", "suspense"), suspense);
     assert_eq!(column("misere", "misere_outcome"), misere);
+}
+
+/// Each node's numbers by the plays' definitions, memoised in topological order (a node's
+/// moves before it).
+struct Definitions {
+    remoteness: Vec<u32>,
+    suspense: Vec<u32>,
+    /// A sink 1, else the mex of the moves' (0 exactly for a misère loss).
+    misere_grundy: Vec<u32>,
+}
+
+fn definitions(lists: &[Vec<u32>]) -> Definitions {
+    let n = lists.len();
+    let (mut r, mut s, mut m) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+    for &v in &topological(lists) {
+        let l = &lists[v as usize];
+        let rs: Vec<u32> = l.iter().map(|&w| r[w as usize]).collect();
+        let ss: Vec<u32> = l.iter().map(|&w| s[w as usize]).collect();
+        let even = |xs: &[u32]| xs.iter().copied().filter(|x| x % 2 == 0).collect::<Vec<_>>();
+        r[v as usize] = match (even(&rs).iter().min(), rs.iter().max()) {
+            (Some(e), _) => e + 1,
+            (None, Some(x)) => x + 1,
+            _ => 0,
+        };
+        s[v as usize] = match (even(&ss).iter().max(), ss.iter().min()) {
+            (Some(e), _) => e + 1,
+            (None, Some(x)) => x + 1,
+            _ => 0,
+        };
+        m[v as usize] = match l.is_empty() {
+            true => 1,
+            false => (0..).find(|&x| l.iter().all(|&w| m[w as usize] != x)).unwrap(),
+        };
+    }
+    Definitions { remoteness: r, suspense: s, misere_grundy: m }
+}
+
+/// How many of `xs` take each value.
+fn histogram(xs: &[u32]) -> Vec<u64> {
+    let mut h = vec![0u64; xs.iter().max().map_or(0, |&x| x as usize + 1)];
+    xs.iter().for_each(|&x| h[x as usize] += 1);
+    h
+}
+
+/// `stats --play`: each case's WIN and LOSE counts against the game tree (UNDECIDED only for
+/// misère sums, as many as `solve --play` says), the play's histogram against the definitions,
+/// the total adding the cases up, one and two threads the same.
+#[test]
+fn stats_count_each_play_against_the_game_tree() {
+    let dir = tempdir();
+    let mut rng = Rng::new(2912);
+    let cases: Vec<Case> = (0..12)
+        .map(|_| {
+            let (n, degree) = (1 + rng.below(9) as usize, 1 + rng.below(3));
+            random_case(&mut rng, n, degree, 12, 3)
+        })
+        .collect();
+    let path = write_file(dir.path(), "in.txt", &write_messy(&mut rng, &cases, false));
+    let p = path.to_str().unwrap();
+    for play in PLAYS.iter().skip(1) {
+        let stats = |j| run(&["stats", "-j", j, "--json", "--play", play, p], None).ok();
+        let json: serde_json::Value = serde_json::from_str(&stats("1")).unwrap();
+        let lines = run(&["solve", "--play", play, p], None).ok();
+        let mut lines = lines.lines();
+        let got = json["cases"].as_array().unwrap();
+        let mut total_histogram: Vec<u64> = Vec::new();
+        for (case, got) in cases.iter().zip(got) {
+            let mut memo = HashMap::new();
+            let (mut won, mut undecided) = (0, 0);
+            for q in &case.queries {
+                match lines.next().unwrap() {
+                    "UNDECIDED" => undecided += 1,
+                    _ => won += u64::from(wins(&case.lists, play, q, &mut memo)),
+                }
+            }
+            let queries = case.queries.len() as u64;
+            assert_eq!(got["queries"].as_u64(), Some(queries), "{play}");
+            assert_eq!(got["wins"].as_u64(), Some(won), "{play} wins");
+            assert_eq!(got["losses"].as_u64(), Some(queries - won - undecided), "{play}");
+            let d = definitions(&case.lists);
+            let (number, numbers) = match *play {
+                "conjunctive" => (Some("remoteness"), histogram(&d.remoteness)),
+                "continued" => (Some("suspense"), histogram(&d.suspense)),
+                "misere" => (Some("misere_grundy"), histogram(&d.misere_grundy)),
+                _ => (None, Vec::new()),
+            };
+            let want = serde_json::json!({"play": play, "undecided": undecided,
+                "number": number, "histogram": numbers});
+            let got = got["play"].as_object().unwrap();
+            for (key, value) in want.as_object().unwrap() {
+                assert_eq!(&got[key], value, "{play}: {key}");
+            }
+            assert_eq!(got.contains_key("misere_heaps"), *play == "misere");
+            let h: Vec<u64> = serde_json::from_value(got["histogram"].clone()).unwrap();
+            total_histogram.resize(total_histogram.len().max(h.len()), 0);
+            total_histogram.iter_mut().zip(&h).for_each(|(t, x)| *t += x);
+        }
+        let total = &json["total"];
+        assert_eq!(total["play"]["histogram"], serde_json::json!(total_histogram), "{play}");
+        let two: serde_json::Value = serde_json::from_str(&stats("2")).unwrap();
+        let counts = |j: &serde_json::Value| {
+            let c = j["cases"].as_array().unwrap();
+            c.iter().map(|c| (c["wins"].clone(), c["play"].clone())).collect::<Vec<_>>()
+        };
+        assert_eq!(counts(&json), counts(&two), "{play}: threads differ");
+    }
+    // The text report names the play and its histogram.
+    let text = run(&["stats", "--play", "misere", p], None).ok();
+    assert!(
+        text.contains(
+            "  play             misere
+"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  UNDECIDED ")
+            && text.contains(
+                "  misere grundy values:
+"
+            ),
+        "{text}"
+    );
 }
 
 /// Nodes in an order where each node's moves come before it.
@@ -276,6 +378,10 @@ fn the_plays_refuse_what_they_do_not_take() {
         (
             &["solve", "--play", "misere", "--loopy"][..],
             "--play misere is not combined with --loopy",
+        ),
+        (
+            &["stats", "--play", "selective", "--loopy"][..],
+            "--play selective is not combined with --loopy",
         ),
         (
             &["solve", "--play", "continued", "--format", "sums"][..],

@@ -424,6 +424,12 @@ pub struct StatsArgs {
     /// DRAW queries.
     #[arg(long)]
     pub loopy: bool,
+    /// How a query's tokens are played: WIN and LOSE (and UNDECIDED, misere) count the queries
+    /// under that play, and a histogram of the play's number follows (conjunctive:
+    /// remoteness; continued: suspense; misere: misere grundy, and the nodes equal to misere
+    /// nim heaps). Other than normal: chess and edge-list formats, one process.
+    #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
+    pub play: PlayName,
     /// How an index is read.
     #[command(flatten)]
     pub index: IndexReadArgs,

@@ -3,7 +3,9 @@
 //! theory does not decide, `UNDECIDED`), report rows with the winning move of every WIN (one
 //! move per token that moves), and each node's numbers as `values` columns. CSV only.
 
-use super::{CaseReader, Exec};
+use std::time::Instant;
+
+use super::{CaseReader, Exec, StageTimes};
 use crate::answer::Bufs;
 use crate::error::Error;
 use crate::eval::Evaluated;
@@ -16,6 +18,7 @@ use crate::order::Levels;
 use crate::parse::format::Format;
 use crate::play::{self, Answer, Measures, Play, Verdict, NO_HEAP};
 use crate::report::csv::push_list;
+use crate::report::stats::{CaseStats, Outcomes, PlayStats};
 use crate::report::{Rows, VALUES_HEADER};
 
 /// Columns of `solve --play --report`: a winning move's tokens and where each goes, as
@@ -117,6 +120,42 @@ pub fn values(
         reader.skip_queries()?;
     }
     Ok(())
+}
+
+/// The statistics of every case of `input` under `play`: `stats`' own, the queries' outcomes
+/// under the play, and the play's numbers ([`PlayStats`]). The time of the play's pass counts
+/// as evaluation.
+pub fn stats(
+    input: &Input,
+    (exec, format, play): (Exec, Format, Play),
+    meter: &dyn Meter,
+) -> Result<Vec<CaseStats>, Error> {
+    use super::stats::{count, Tally};
+    let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
+    let mut cases = Vec::new();
+    while let Some(case) = reader.next_case()? {
+        let start = Instant::now();
+        let measures = measures(&case, play, exec, meter);
+        let playing = start.elapsed();
+        let start = Instant::now();
+        let outcomes = count(&mut reader, |positions| {
+            match answer_of(play, &case, &measures, positions).verdict {
+                Verdict::Win => Tally::Win,
+                Verdict::Lose => Tally::Lose,
+                Verdict::Undecided(_) => Tally::Undecided,
+            }
+        })?;
+        let outcomes = Outcomes { draws: None, ..outcomes };
+        let times = StageTimes {
+            evaluate: case.times.evaluate + playing,
+            queries: start.elapsed(),
+            ..case.times
+        };
+        let mut stats = CaseStats::of(&case, outcomes, times);
+        stats.play = Some(PlayStats::of(play, &measures, outcomes.undecided));
+        cases.push(stats);
+    }
+    Ok(cases)
 }
 
 /// The play's numbers of an evaluated case (read with its levels; a chess graph).

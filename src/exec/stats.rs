@@ -57,7 +57,7 @@ pub fn stats_of_index(index: &Index) -> Result<Vec<CaseStats>, Error> {
 /// The outcomes of the current case's queries in an acyclic game of `values` (no DRAW).
 pub(crate) fn outcomes(reader: &mut CaseReader, values: &Values) -> Result<Outcomes, Error> {
     let table = values.nim_table();
-    let outcomes = count(reader, |positions| Outcome::of_nim_sum(table.nim_sum(positions)))?;
+    let outcomes = count(reader, |positions| Outcome::of_nim_sum(table.nim_sum(positions)).into())?;
     Ok(Outcomes { draws: None, ..outcomes })
 }
 
@@ -66,27 +66,47 @@ pub(crate) fn loopy_outcomes(
     reader: &mut CaseReader,
     (graph, values): (&GameGraph, &Values),
 ) -> Result<Outcomes, Error> {
-    count(reader, |positions| answer::loopy_answer_of(graph, values, positions, false).outcome)
+    count(reader, |positions| {
+        answer::loopy_answer_of(graph, values, positions, false).outcome.into()
+    })
 }
 
-/// The outcomes of the current case's queries, by `outcome(positions)`.
-fn count(
+/// What one query came to, as [`count`] tallies it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tally {
+    Win = 1,
+    Lose = 0,
+    Draw = 2,
+    Undecided = 3,
+}
+
+impl From<Outcome> for Tally {
+    fn from(outcome: Outcome) -> Tally {
+        match outcome {
+            Outcome::Win => Tally::Win,
+            Outcome::Lose => Tally::Lose,
+            Outcome::Draw => Tally::Draw,
+        }
+    }
+}
+
+/// The outcomes of the current case's queries, by `tally(positions)`.
+pub(crate) fn count(
     reader: &mut CaseReader,
-    outcome: impl Fn(&[u32]) -> Outcome + Sync,
+    tally: impl Fn(&[u32]) -> Tally + Sync,
 ) -> Result<Outcomes, Error> {
-    let (mut wins, mut draws) = (0u64, 0u64);
-    // Each WIN leaves a 1 in the buffers, each DRAW a 2, counted at each flush.
+    let mut counts = [0u64; 4];
+    // Each query but a LOSE leaves its tally's byte in the buffers, counted at each flush.
     let queries = reader.queries(
-        |_, positions, bufs: &mut Bufs| match outcome(positions) {
-            Outcome::Win => bufs.main.push(1),
-            Outcome::Draw => bufs.main.push(2),
-            Outcome::Lose => {}
+        |_, positions, bufs: &mut Bufs| match tally(positions) {
+            Tally::Lose => {}
+            t => bufs.main.push(t as u8),
         },
         |bufs| {
-            wins += bufs.main.iter().filter(|&&b| b == 1).count() as u64;
-            draws += bufs.main.iter().filter(|&&b| b == 2).count() as u64;
+            bufs.main.iter().for_each(|&b| counts[b as usize] += 1);
             Ok(())
         },
     )?;
-    Ok(Outcomes { wins, losses: queries - wins - draws, draws: Some(draws) })
+    let [_, wins, draws, undecided] = counts;
+    Ok(Outcomes { wins, losses: queries - wins - draws - undecided, draws: Some(draws), undecided })
 }

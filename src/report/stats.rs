@@ -69,8 +69,79 @@ pub struct CaseStats {
     pub grundy_histogram: Vec<u64>,
     /// `level_histogram[l]`: nodes in level `l`; `None` (JSON `null`) for a loopy game.
     pub level_histogram: Option<Vec<u64>>,
+    /// What a play other than normal adds (`stats --play`); absent from the JSON otherwise.
+    /// `wins` and `losses` then count the queries under that play.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub play: Option<PlayStats>,
     /// Time of each stage, in seconds.
     pub seconds: Seconds,
+}
+
+/// What `stats --play` adds to a case's statistics: the queries the play's theory leaves
+/// undecided, and how the play's number of a node spreads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PlayStats {
+    /// The play, as `--play` names it.
+    pub play: &'static str,
+    /// Queries the play's theory does not decide (misère sums), counted neither as wins nor
+    /// as losses.
+    pub undecided: u64,
+    /// The number `histogram` counts: `remoteness` (conjunctive), `suspense` (continued),
+    /// `misere_grundy` (misère); `None` for selective play, whose nodes have only their
+    /// Grundy values.
+    pub number: Option<&'static str>,
+    /// `histogram[x]`: nodes whose number is `x` (empty for selective play).
+    pub histogram: Vec<u64>,
+    /// Misère play: nodes known to equal a nim heap in misère play (the `misere_heap` column
+    /// of `values --play misere` not empty).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub misere_heaps: Option<u64>,
+}
+
+impl PlayStats {
+    /// The statistics of a play with no nodes and no queries yet.
+    pub fn new(play: crate::play::Play) -> PlayStats {
+        use crate::play::Play;
+        let number = match play {
+            Play::Conjunctive => Some("remoteness"),
+            Play::Continued => Some("suspense"),
+            Play::Misere => Some("misere_grundy"),
+            Play::Normal | Play::Selective => None,
+        };
+        let misere_heaps = (play == Play::Misere).then_some(0);
+        PlayStats { play: play.name(), number, misere_heaps, ..PlayStats::default() }
+    }
+
+    /// The statistics of `play`'s numbers of a case's nodes, `measures`, whose queries left
+    /// `undecided` undecided.
+    pub fn of(
+        play: crate::play::Play,
+        measures: &crate::play::Measures,
+        undecided: u64,
+    ) -> PlayStats {
+        use crate::play::{Measures, NO_HEAP};
+        let mut stats = PlayStats { undecided, ..PlayStats::new(play) };
+        match measures {
+            Measures::None => {}
+            Measures::Remoteness(r) | Measures::Suspense(r) => {
+                stats.histogram = histogram(r.iter().copied());
+            }
+            Measures::Misere(m) => {
+                stats.histogram = histogram(m.iter().map(|x| x.grundy));
+                stats.misere_heaps = Some(m.iter().filter(|x| x.heap != NO_HEAP).count() as u64);
+            }
+        }
+        stats
+    }
+
+    /// Adds `other`'s counts (a total over cases).
+    fn add(&mut self, other: &PlayStats) {
+        self.undecided += other.undecided;
+        add_histogram(&mut self.histogram, &other.histogram);
+        if let (Some(sum), Some(x)) = (&mut self.misere_heaps, other.misere_heaps) {
+            *sum += x;
+        }
+    }
 }
 
 /// The widest level of a case.
@@ -120,12 +191,14 @@ pub struct Outcomes {
     pub losses: u64,
     /// Queries no player wins (loopy games; `None` for acyclic ones).
     pub draws: Option<u64>,
+    /// Queries the play's theory does not decide (`--play misere` sums).
+    pub undecided: u64,
 }
 
 impl Outcomes {
     /// Every query.
     pub fn total(&self) -> u64 {
-        self.wins + self.losses + self.draws.unwrap_or(0)
+        self.wins + self.losses + self.draws.unwrap_or(0) + self.undecided
     }
 }
 
@@ -166,6 +239,7 @@ impl CaseStats {
             wins,
             losses: queries.saturating_sub(wins + draws),
             draws: loopy.then_some(draws),
+            undecided: 0,
         };
         let mut stats =
             CaseStats::of_parts((case.case, &case.graph, &case.values), histogram, outcomes, times);
@@ -225,13 +299,14 @@ impl CaseStats {
                 Deps::Wide(_) => 64,
             },
             max_grundy: max_grundy.into(),
-            queries: outcomes.wins + outcomes.losses + outcomes.draws.unwrap_or(0),
+            queries: outcomes.total(),
             wins: outcomes.wins,
             losses: outcomes.losses,
             draws: outcomes.draws,
             infinite: None,
             grundy_histogram,
             level_histogram,
+            play: None,
             seconds: times.into(),
         }
     }
@@ -246,10 +321,7 @@ impl CaseStats {
         } else {
             (t.levels, t.level_histogram) = (Some(0), Some(Vec::new()));
         }
-        let add = |sum: &mut Vec<u64>, h: &[u64]| {
-            sum.resize(sum.len().max(h.len()), 0);
-            sum.iter_mut().zip(h).for_each(|(s, x)| *s += x);
-        };
+        let add = add_histogram;
         for c in cases {
             t.nodes += c.nodes;
             t.edges += c.edges;
@@ -271,6 +343,11 @@ impl CaseStats {
             add(&mut t.grundy_histogram, &c.grundy_histogram);
             if let (Some(sum), Some(h)) = (&mut t.level_histogram, &c.level_histogram) {
                 add(sum, h);
+            }
+            match (&mut t.play, &c.play) {
+                (Some(sum), Some(p)) => sum.add(p),
+                (None, Some(p)) => t.play = Some(p.clone()),
+                _ => {}
             }
             t.seconds.parse += c.seconds.parse;
             t.seconds.order += c.seconds.order;
@@ -310,6 +387,23 @@ impl CaseStats {
             ("WIN", share(self.wins, self.queries)),
             ("LOSE", share(self.losses, self.queries)),
             ("DRAW", self.draws.map(|d| share(d, self.queries)).unwrap_or_default()),
+            (
+                "UNDECIDED",
+                self.play
+                    .as_ref()
+                    .filter(|p| p.misere_heaps.is_some())
+                    .map(|p| share(p.undecided, self.queries))
+                    .unwrap_or_default(),
+            ),
+            ("play", self.play.as_ref().map(|p| p.play.to_string()).unwrap_or_default()),
+            (
+                "misère heaps",
+                self.play
+                    .as_ref()
+                    .and_then(|p| p.misere_heaps)
+                    .map(|h| share(h, self.nodes))
+                    .unwrap_or_default(),
+            ),
             ("infinite nodes", self.infinite.map(n).unwrap_or_default()),
             (
                 "time (s)",
@@ -319,10 +413,20 @@ impl CaseStats {
                 ),
             ),
         ];
-        // The loopy rows only for loopy runs, the level rows only where levels were computed.
+        // The loopy rows only for loopy runs, the level rows only where levels were computed,
+        // the play's rows only for a play.
         rows.retain(|(name, value)| {
             !value.is_empty()
-                || !matches!(*name, "DRAW" | "infinite nodes" | "levels" | "widest level")
+                || !matches!(
+                    *name,
+                    "DRAW"
+                        | "infinite nodes"
+                        | "levels"
+                        | "widest level"
+                        | "UNDECIDED"
+                        | "play"
+                        | "misère heaps"
+                )
         });
         for (name, value) in rows {
             let _ = writeln!(out, "  {name:<17}{value}");
@@ -332,6 +436,10 @@ impl CaseStats {
         if let Some(levels) = &self.level_histogram {
             let _ = writeln!(out, "  nodes per level:");
             histogram_text(&mut out, levels);
+        }
+        if let Some(PlayStats { number: Some(number), histogram, .. }) = &self.play {
+            let _ = writeln!(out, "  {} values:", number.replace('_', " "));
+            histogram_text(&mut out, histogram);
         }
         out
     }
@@ -380,8 +488,13 @@ impl Report<'_> {
     }
 }
 
-/// The widest level of a histogram of nodes per level (the first, on ties).
-/// How many nodes each level holds, from every node's level.
+/// Adds histogram `h` to `sum`, bar by bar.
+fn add_histogram(sum: &mut Vec<u64>, h: &[u64]) {
+    sum.resize(sum.len().max(h.len()), 0);
+    sum.iter_mut().zip(h).for_each(|(s, x)| *s += x);
+}
+
+/// How many nodes each level (or number) holds, from every node's level.
 fn histogram(levels: impl Iterator<Item = u32>) -> Vec<u64> {
     let mut histogram = Vec::new();
     for l in levels {
@@ -393,6 +506,7 @@ fn histogram(levels: impl Iterator<Item = u32>) -> Vec<u64> {
     histogram
 }
 
+/// The widest level of a histogram of nodes per level (the first, on ties).
 fn widest(level_histogram: &[u64]) -> WidestLevel {
     level_histogram
         .iter()

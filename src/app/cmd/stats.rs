@@ -9,19 +9,28 @@ use grundy::error::Error;
 use grundy::exec;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
-use grundy::report::stats::{CaseStats, Report};
+use grundy::play::Play;
+use grundy::report::stats::{CaseStats, PlayStats, Report};
 
 /// Runs `grundy stats` with the user's arguments.
 pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let started = Instant::now();
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, false)?;
+    super::check_play(args.play, (args.loopy, format, false), None)?;
+    let play = grundy::play::Play::from(args.play);
     let progress = Progress::new(config.progress);
     let input = super::open_text(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(None, &progress)?;
+    if play != Play::Normal {
+        super::refuse_play_index(play, index.is_some())?;
+    }
     let cases = match &index {
         Some(index) => exec::stats_of_index(index)?,
+        None if play != Play::Normal => {
+            exec::play::stats(&input, (config.exec, format, play), &progress)?
+        }
         None => exec::stats(&input, (config.exec, format, args.loopy), &progress)?,
     };
     progress.finish();
@@ -29,9 +38,13 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
         out.put(format!("{}: no cases\n", input.name()).as_bytes())?;
         return Ok(out.finish()?);
     }
+    let mut total = CaseStats::total(&cases, args.loopy);
+    if play != Play::Normal && total.play.is_none() {
+        total.play = Some(PlayStats::new(play));
+    }
     let report = Report {
         file: input.name(),
-        total: CaseStats::total(&cases, args.loopy),
+        total,
         cases: &cases,
         seconds: started.elapsed().as_secs_f64(),
         peak_memory_bytes: grundy::io::memory::peak_bytes(),
