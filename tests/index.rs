@@ -296,3 +296,63 @@ fn flags_for_text_inputs_and_clusters_are_refused_with_an_index() {
     assert!(line.contains("cycle"), "{line}");
     assert!(!out.exists());
 }
+
+/// `values --play` and `query --play` of an index give its input's bytes (chess cases and an
+/// edge list, one thread and two); an index of a sums game, and `stats --play` (which counts
+/// queries an index does not keep), are refused.
+#[test]
+fn the_plays_read_an_index_as_its_input() {
+    let dir = tempdir();
+    let d = dir.path();
+    let mut rng = Rng::new(2913);
+    let cases: Vec<_> = (0..3)
+        .map(|_| {
+            let n = 1 + rng.below(400) as usize;
+            let degree = 1 + rng.below(5);
+            random_case(&mut rng, n, degree, 30, 4)
+        })
+        .collect();
+    let chess = write_file(d, "game.txt", &write_messy(&mut rng, &cases, true));
+    let mut edges = String::new();
+    for u in 0..200u64 {
+        for _ in 0..rng.below(4) {
+            edges.push_str(&format!("{u} {}\n", u + 1 + rng.below(30)));
+        }
+    }
+    let list = write_file(d, "edges.txt", edges.as_bytes());
+    let edge_flags = ["--format", "edges", "--nodes", "250"];
+    let q = queries(d, &mut rng, cases[0].lists.len() as u64, 300);
+    let q_edges = write_file(d, "q2.txt", b"2 0 1\n1 249\n3 5 5 7\n");
+    for (input, flags, q) in [(&chess, &[][..], &q), (&list, &edge_flags[..], &q_edges)] {
+        let idx = index(d, "game.grundy", input, flags);
+        for play in ["misere", "conjunctive", "continued", "selective"] {
+            for threads in ["1", "2"] {
+                let with = |command: &str, file: &Path, file_flags: &[&str]| {
+                    let mut args = vec!["-j", threads, command, "--play", play, s(file)];
+                    if command == "query" {
+                        args.push(s(q));
+                    }
+                    args.extend_from_slice(file_flags);
+                    run(&args, None).ok()
+                };
+                for command in ["values", "query"] {
+                    let (a, b) = (with(command, &idx, &[]), with(command, input, flags));
+                    assert!(a.lines().count() > 1, "{command} --play {play}: rows");
+                    assert_eq!(a, b, "{command} --play {play} -j {threads}");
+                }
+            }
+        }
+    }
+    let refused = |args: &[&str], says: &str| {
+        let r = run(args, None);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.starts_with("error: ") && r.stderr.contains(says), "{}", r.stderr);
+    };
+    let idx = index(d, "game.grundy", &chess, &[]);
+    refused(&["stats", "--play", "misere", s(&idx)], "keeps only their normal-play outcomes");
+    let sheets = write_file(d, "sheets.txt", b"2 2\n3 2\n");
+    let sums = d.join("sums.txt");
+    run(&["game", "cutting", "--export", s(&sheets), "-o", s(&sums)], None).ok();
+    let sums_idx = index(d, "sums.grundy", &sums, &["--format", "sums"]);
+    refused(&["values", "--play", "continued", s(&sums_idx)], "indexes a sums game");
+}

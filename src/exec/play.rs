@@ -3,13 +3,15 @@
 //! theory does not decide, `UNDECIDED`), report rows with the winning move of every WIN (one
 //! move per token that moves), and each node's numbers as `values` columns. CSV only.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use super::{CaseReader, Exec, StageTimes};
 use crate::answer::Bufs;
 use crate::error::Error;
-use crate::eval::Evaluated;
+use crate::eval::{Evaluated, Values};
 use crate::graph::GameGraph;
+use crate::index::{Index, IndexedCase};
 use crate::io::error::IoError;
 use crate::io::input::Input;
 use crate::io::sink::Put;
@@ -20,6 +22,30 @@ use crate::play::{self, Answer, Measures, Play, Verdict, NO_HEAP};
 use crate::report::csv::push_list;
 use crate::report::stats::{CaseStats, Outcomes, PlayStats};
 use crate::report::{Rows, VALUES_HEADER};
+
+/// What the plays read of a solved case, wherever it was solved: a text input just now, or an
+/// index ([`Solved::of_index`]).
+struct Solved<'a> {
+    case: u64,
+    graph: &'a GameGraph,
+    values: &'a Values,
+    levels: Cow<'a, [u32]>,
+}
+
+impl<'a> Solved<'a> {
+    /// A case read from text with its levels ([`CaseReader::with_levels`]).
+    fn of(case: &'a Evaluated) -> Solved<'a> {
+        let levels = Cow::Borrowed(case.levels.as_deref().unwrap_or_default());
+        Solved { case: case.case, graph: &case.graph, values: &case.values, levels }
+    }
+
+    /// A case of an index, taken with its levels; an index of the sums format or of a loopy
+    /// game is refused before (`--play` takes neither).
+    fn of_index(case: &'a IndexedCase) -> Solved<'a> {
+        let levels = case.levels.as_ref().map_or(Cow::Borrowed(&[][..]), |l| l.to_u32());
+        Solved { case: case.case, graph: &case.graph, values: &case.values, levels }
+    }
+}
 
 /// Columns of `solve --play --report`: a winning move's tokens and where each goes, as
 /// space-separated lists, and why a sum is UNDECIDED.
@@ -51,6 +77,7 @@ pub fn solve(
     let with_report = report.is_some();
     let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
     while let Some(case) = reader.next_case()? {
+        let case = Solved::of(&case);
         let measures = measures(&case, play, exec, meter);
         let answer = |number: u64, positions: &[u32], bufs: &mut Bufs<Vec<u8>>| {
             let answer = answer_of(play, &case, &measures, positions);
@@ -85,12 +112,40 @@ pub fn query(
     let Some(case) = graphs.next_case()? else {
         return Err(Error::NoGraph { path: graph_input.name().to_string() });
     };
-    let measures = measures(&case, play, exec, meter);
+    answer_all(&Solved::of(&case), queries_input, (exec, play), out, meter)
+}
+
+/// [`query`] against the first case of an index (of the chess format or an edge list, not
+/// loopy): the play's numbers computed from its graph and levels, nothing read or solved again.
+pub fn query_index(
+    index: &Index,
+    queries_input: &Input,
+    (exec, play): (Exec, Play),
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    out.put(&Rows::header(PLAY_REPORT_HEADER))?;
+    if index.case_count() == 0 {
+        return Err(Error::NoGraph { path: index.name().to_string() });
+    }
+    let case = index.case(0, true)?;
+    answer_all(&Solved::of_index(&case), queries_input, (exec, play), out, meter)
+}
+
+/// Answers the queries of `queries_input` against `case` under `play`, as rows to `out`.
+fn answer_all(
+    case: &Solved,
+    queries_input: &Input,
+    (exec, play): (Exec, Play),
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    let measures = measures(case, play, exec, meter);
     let nodes = case.graph.node_count() as u32;
     let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
     reader.queries(
         |number, positions, bufs: &mut Bufs<Vec<u8>>| {
-            let answer = answer_of(play, &case, &measures, positions);
+            let answer = answer_of(play, case, &measures, positions);
             report_row(&mut bufs.rows, (1, number), positions, &answer);
         },
         |bufs: &Bufs<Vec<u8>>| {
@@ -115,9 +170,29 @@ pub fn values(
     out.put(&Rows::header(&header))?;
     let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
     while let Some(case) = reader.next_case()? {
+        let case = Solved::of(&case);
         let measures = measures(&case, play, exec, meter);
         write_values(&case, &measures, exec, out, meter)?;
         reader.skip_queries()?;
+    }
+    Ok(())
+}
+
+/// [`values`] of every case of an index (of the chess format or an edge list, not loopy):
+/// the play's numbers computed from its graphs and levels.
+pub fn values_of_index(
+    index: &Index,
+    (exec, play): (Exec, Play),
+    out: &mut impl Put,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    let header: Vec<&str> = VALUES_HEADER.iter().chain(value_columns(play)).copied().collect();
+    out.put(&Rows::header(&header))?;
+    for i in 0..index.case_count() {
+        let case = index.case(i, true)?;
+        let case = Solved::of_index(&case);
+        let measures = measures(&case, play, exec, meter);
+        write_values(&case, &measures, exec, out, meter)?;
     }
     Ok(())
 }
@@ -135,11 +210,12 @@ pub fn stats(
     let mut cases = Vec::new();
     while let Some(case) = reader.next_case()? {
         let start = Instant::now();
-        let measures = measures(&case, play, exec, meter);
+        let solved = Solved::of(&case);
+        let measures = measures(&solved, play, exec, meter);
         let playing = start.elapsed();
         let start = Instant::now();
         let outcomes = count(&mut reader, |positions| {
-            match answer_of(play, &case, &measures, positions).verdict {
+            match answer_of(play, &solved, &measures, positions).verdict {
                 Verdict::Win => Tally::Win,
                 Verdict::Lose => Tally::Lose,
                 Verdict::Undecided(_) => Tally::Undecided,
@@ -159,11 +235,11 @@ pub fn stats(
 }
 
 /// The play's numbers of an evaluated case (read with its levels; a chess graph).
-fn measures(case: &Evaluated, play: Play, exec: Exec, meter: &dyn Meter) -> Measures {
+fn measures(case: &Solved, play: Play, exec: Exec, meter: &dyn Meter) -> Measures {
     let nodes = case.graph.node_count() as u64;
     meter.start(Stage { case: case.case, name: "playing", unit: Unit::Nodes, total: nodes });
-    let levels = levels_of(case.levels.as_deref().unwrap_or_default());
-    match &case.graph {
+    let levels = levels_of(&case.levels);
+    match case.graph {
         GameGraph::Chess(g) => Measures::of(play, g, &levels, exec),
         GameGraph::ChessWide(g) => Measures::of(play, g, &levels, exec),
         GameGraph::Sums(_) => unreachable!("--play refuses the sums format"),
@@ -171,10 +247,10 @@ fn measures(case: &Evaluated, play: Play, exec: Exec, meter: &dyn Meter) -> Meas
 }
 
 /// The answer for tokens on `positions` of `case` under `play`.
-fn answer_of(play: Play, case: &Evaluated, measures: &Measures, positions: &[u32]) -> Answer {
-    match &case.graph {
-        GameGraph::Chess(g) => play::sums::answer(play, (g, &case.values, measures), positions),
-        GameGraph::ChessWide(g) => play::sums::answer(play, (g, &case.values, measures), positions),
+fn answer_of(play: Play, case: &Solved, measures: &Measures, positions: &[u32]) -> Answer {
+    match case.graph {
+        GameGraph::Chess(g) => play::sums::answer(play, (g, case.values, measures), positions),
+        GameGraph::ChessWide(g) => play::sums::answer(play, (g, case.values, measures), positions),
         GameGraph::Sums(_) => unreachable!("--play refuses the sums format"),
     }
 }
@@ -227,7 +303,7 @@ const NODES_PER_PIECE: usize = 1 << 15;
 
 /// Writes the rows of one case with its play's columns, pieces formatted in parallel.
 fn write_values(
-    case: &Evaluated,
+    case: &Solved,
     measures: &Measures,
     exec: Exec,
     out: &mut impl Put,
@@ -235,10 +311,10 @@ fn write_values(
 ) -> Result<(), Error> {
     let nodes = case.graph.node_count();
     meter.start(Stage { case: case.case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
-    let levels = case.levels.as_deref().unwrap_or_default();
+    let levels = &case.levels;
     let row = |rows: &mut Rows, v: u32| {
         let i = v as usize;
-        let graph = &case.graph;
+        let graph = case.graph;
         let base = [
             case.case,
             v.into(),

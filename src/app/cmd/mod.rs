@@ -168,7 +168,7 @@ pub fn rows_format(
 }
 
 /// What `--play` other than normal is not combined with: `--loopy`, the sums format, a
-/// cluster, a columnar output and an index (the plays' numbers are computed from the graph).
+/// cluster and a columnar output.
 pub fn check_play(
     play: crate::app::cli::PlayName,
     (loopy, format, on_cluster): (bool, grundy::Format, bool),
@@ -193,16 +193,23 @@ pub fn check_play(
     Err(Error::Usage(format!("--play {name} is not combined with {refused}")))
 }
 
-/// Refuses `--play` (other than normal) on an index, which holds no play's numbers.
-pub fn refuse_play_index(play: grundy::play::Play, is_index: bool) -> Result<(), Error> {
-    if !is_index {
-        return Ok(());
+/// Refuses `--play` (other than normal) on an index of the sums format, as on the text (an
+/// index of a loopy game asks for `--loopy`, which `--play` refuses already).
+pub fn check_play_index(
+    play: grundy::play::Play,
+    index: Option<&grundy::index::Index>,
+) -> Result<(), Error> {
+    match index {
+        Some(index) if index.format() == grundy::index::format_code(grundy::Format::Sums) => {
+            Err(Error::Usage(format!(
+                "--play {} is not combined with --format sums: {} indexes a sums game, and the \
+                 plays take the chess and edge-list formats",
+                play.name(),
+                index.name()
+            )))
+        }
+        _ => Ok(()),
     }
-    Err(Error::Usage(format!(
-        "--play {} computes its numbers from the graph, which an index does not give: read the \
-         input the index was made from",
-        play.name()
-    )))
 }
 
 /// What `--loopy` is not combined with: the sums format (moves to sums of loopy games follow

@@ -21,9 +21,20 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     let play = grundy::play::Play::from(args.play);
     if play != grundy::play::Play::Normal {
-        super::refuse_play_index(play, index.is_some())?;
-        let how = (config.exec, format, play);
-        exec::play::query(&graph_input, &queries_input, how, &mut out, &progress)?;
+        super::check_play_index(play, index.as_ref())?;
+        match &index {
+            Some(index) => exec::play::query_index(
+                index,
+                &queries_input,
+                (config.exec, play),
+                &mut out,
+                &progress,
+            )?,
+            None => {
+                let how = (config.exec, format, play);
+                exec::play::query(&graph_input, &queries_input, how, &mut out, &progress)?
+            }
+        }
         progress.finish();
         return Ok(out.finish()?);
     }

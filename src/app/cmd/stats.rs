@@ -23,8 +23,12 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let input = super::open_text(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(None, &progress)?;
-    if play != Play::Normal {
-        super::refuse_play_index(play, index.is_some())?;
+    if play != Play::Normal && index.is_some() {
+        return Err(Error::Usage(format!(
+            "stats --play {} counts the queries under the play, and an index keeps only their \
+             normal-play outcomes: read the input the index was made from",
+            play.name()
+        )));
     }
     let cases = match &index {
         Some(index) => exec::stats_of_index(index)?,

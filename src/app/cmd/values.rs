@@ -20,8 +20,13 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     let play = grundy::play::Play::from(args.play);
     if play != grundy::play::Play::Normal {
-        super::refuse_play_index(play, index.is_some())?;
-        exec::play::values(&input, (config.exec, format, play), &mut out, &progress)?;
+        super::check_play_index(play, index.as_ref())?;
+        match &index {
+            Some(index) => {
+                exec::play::values_of_index(index, (config.exec, play), &mut out, &progress)?
+            }
+            None => exec::play::values(&input, (config.exec, format, play), &mut out, &progress)?,
+        }
         progress.finish();
         return Ok(out.finish()?);
     }
