@@ -325,6 +325,12 @@ fn the_plays_read_an_index_as_its_input() {
     let q_edges = write_file(d, "q2.txt", b"2 0 1\n1 249\n3 5 5 7\n");
     for (input, flags, q) in [(&chess, &[][..], &q), (&list, &edge_flags[..], &q_edges)] {
         let idx = index(d, "game.grundy", input, flags);
+        // An index that keeps the plays' numbers (`index --play`) reads them back.
+        let mut keeping = flags.to_vec();
+        keeping.extend_from_slice(&["--play", "misere,conjunctive,continued"]);
+        let kept = index(d, "kept.grundy", input, &keeping);
+        let (plain, more) = (std::fs::metadata(&idx), std::fs::metadata(&kept));
+        assert!(more.expect("kept").len() > plain.expect("index").len(), "the plays are kept");
         for play in ["misere", "conjunctive", "continued", "selective"] {
             for threads in ["1", "2"] {
                 let with = |command: &str, file: &Path, file_flags: &[&str]| {
@@ -336,9 +342,12 @@ fn the_plays_read_an_index_as_its_input() {
                     run(&args, None).ok()
                 };
                 for command in ["values", "query"] {
-                    let (a, b) = (with(command, &idx, &[]), with(command, input, flags));
-                    assert!(a.lines().count() > 1, "{command} --play {play}: rows");
-                    assert_eq!(a, b, "{command} --play {play} -j {threads}");
+                    let b = with(command, input, flags);
+                    for file in [&idx, &kept] {
+                        let a = with(command, file, &[]);
+                        assert!(a.lines().count() > 1, "{command} --play {play}: rows");
+                        assert_eq!(a, b, "{command} --play {play} -j {threads} {file:?}");
+                    }
                 }
             }
         }
@@ -355,4 +364,51 @@ fn the_plays_read_an_index_as_its_input() {
     run(&["game", "cutting", "--export", s(&sheets), "-o", s(&sums)], None).ok();
     let sums_idx = index(d, "sums.grundy", &sums, &["--format", "sums"]);
     refused(&["values", "--play", "continued", s(&sums_idx)], "indexes a sums game");
+    let out = d.join("never.grundy");
+    for flags in [&["--loopy"][..], &["--format", "sums"][..]] {
+        let mut args = vec!["index", "--play", "misere", s(&sums), "-o", s(&out)];
+        args.extend_from_slice(flags);
+        refused(&args, "--play");
+        assert!(!out.exists(), "{flags:?}: no index written");
+    }
+}
+
+#[test]
+fn a_damaged_kept_play_is_refused_by_its_name() {
+    let dir = tempdir();
+    let d = dir.path();
+    let mut rng = Rng::new(2914);
+    let cases = [random_case(&mut rng, 300, 4, 25, 4)];
+    let input = write_file(d, "game.txt", &write_messy(&mut rng, &cases, false));
+    let plain = sections(&std::fs::read(index(d, "plain.grundy", &input, &[])).expect("index"));
+    let flags = ["--play", "conjunctive,continued,misere"];
+    let good = std::fs::read(index(d, "kept.grundy", &input, &flags)).expect("index");
+    let found = sections(&good);
+    assert_eq!(found.len(), plain.len() + 4, "remoteness, suspense, misère values and heaps");
+    // The table's kind numbers (docs/INDEX.md): 8 remoteness .. 11 misère heaps.
+    let footer = good.len() - 64;
+    let table = u64::from_le_bytes(good[footer..footer + 8].try_into().expect("8 bytes")) as usize;
+    let kind_of =
+        |k: usize| u16::from_le_bytes([good[table + 40 * k + 4], good[table + 40 * k + 5]]);
+    for (kind, play, name) in [
+        (8, "conjunctive", "remoteness"),
+        (9, "continued", "suspense"),
+        (10, "misere", "misère values"),
+        (11, "misere", "misère heaps"),
+    ] {
+        let k = (0..found.len()).find(|&k| kind_of(k) == kind).expect("a section of the kind");
+        let (offset, bytes) = found[k];
+        assert!(bytes >= 300, "{name}: one number a node");
+        let mut bad = good.clone();
+        bad[offset + bytes / 2] ^= 0x04;
+        let bad = write_file(d, "bad.grundy", &bad);
+        let r = run(&["values", "--play", play, s(&bad)], None);
+        assert_eq!(r.code, 1, "{name}: {}", r.stderr);
+        let line = r.error_line();
+        assert!(line.starts_with(&format!("error: {}", s(&bad))), "{line}");
+        assert!(line.contains(&format!("checksum of its {name}")), "{name}: {line}");
+        // The other plays and normal play do not read it.
+        let normal = run(&["values", s(&bad)], None).ok();
+        assert_eq!(normal, run(&["values", s(&input)], None).ok(), "{name}: normal play");
+    }
 }

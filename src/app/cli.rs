@@ -333,6 +333,11 @@ pub struct IndexArgs {
     /// The index file to write (written whole or not at all); `-` writes stdout.
     #[arg(long, short = 'o', value_name = "GAME.grundy")]
     pub output: PathBuf,
+    /// Keep the numbers of these plays too (comma-separated: conjunctive's remoteness,
+    /// continued's suspense, misere's values and heaps), which `values --play` and `query
+    /// --play` then read instead of computing them. Chess and edge-list formats, not --loopy.
+    #[arg(long, value_enum, value_name = "PLAY,..", value_delimiter = ',')]
+    pub play: Vec<PlayName>,
 }
 
 /// Arguments of `grundy values`.

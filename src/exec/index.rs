@@ -1,19 +1,21 @@
 //! The engine of `grundy index`: every case of an input solved once and written as an index
 //! ([`crate::index`]), with the outcomes of its queries for `stats`.
 
-use super::{stats, CaseReader, Exec};
+use super::{play, stats, CaseReader, Exec};
 use crate::error::Error;
 use crate::index::{self, CaseParts, Writer};
 use crate::io::input::Input;
 use crate::io::sink::Put;
 use crate::meter::Meter;
 use crate::parse::format::Format;
+use crate::play::Play;
 
 /// Solves every case of `input` and writes the index to `out`; with `loopy`, generalized
-/// values (cycles allowed). Returns the number of cases.
+/// values (cycles allowed); with `plays`, their numbers too (chess and edge-list formats,
+/// not loopy: the caller refuses the others). Returns the number of cases.
 pub fn index(
     input: &Input,
-    (exec, format, loopy): (Exec, Format, bool),
+    (exec, format, loopy, plays): (Exec, Format, bool, &[Play]),
     out: &mut impl Put,
     meter: &dyn Meter,
 ) -> Result<u64, Error> {
@@ -26,14 +28,22 @@ pub fn index(
             let (graph, values) = (&case.graph, &case.values);
             let outcomes = stats::loopy_outcomes(&mut reader, (graph, values))?;
             let outcomes = (outcomes.total(), outcomes.wins, outcomes.draws.unwrap_or(0));
-            writer.case(&CaseParts { graph, values, levels: None, outcomes })?;
+            writer.case(&CaseParts { graph, values, levels: None, outcomes, plays: &[] })?;
         } else {
             let Some(case) = reader.next_case()? else { break };
             let outcomes = stats::outcomes(&mut reader, &case.values)?;
             let outcomes = (outcomes.total(), outcomes.wins, 0);
-            let levels = case.levels.unwrap_or_default();
+            let plays: Vec<_> =
+                plays.iter().map(|&p| play::measures_of(&case, p, exec, meter)).collect();
+            let levels = case.levels.as_deref().unwrap_or_default();
             let (graph, values) = (&case.graph, &case.values);
-            writer.case(&CaseParts { graph, values, levels: Some(&levels), outcomes })?;
+            writer.case(&CaseParts {
+                graph,
+                values,
+                levels: Some(levels),
+                outcomes,
+                plays: &plays,
+            })?;
         }
         cases += 1;
     }

@@ -112,11 +112,14 @@ pub fn query(
     let Some(case) = graphs.next_case()? else {
         return Err(Error::NoGraph { path: graph_input.name().to_string() });
     };
-    answer_all(&Solved::of(&case), queries_input, (exec, play), out, meter)
+    let case = Solved::of(&case);
+    let measures = measures(&case, play, exec, meter);
+    answer_all((&case, &measures), queries_input, (exec, play), out, meter)
 }
 
 /// [`query`] against the first case of an index (of the chess format or an edge list, not
-/// loopy): the play's numbers computed from its graph and levels, nothing read or solved again.
+/// loopy): the play's numbers it keeps, else computed from its graph and levels; nothing read
+/// or solved again.
 pub fn query_index(
     index: &Index,
     queries_input: &Input,
@@ -129,23 +132,25 @@ pub fn query_index(
         return Err(Error::NoGraph { path: index.name().to_string() });
     }
     let case = index.case(0, true)?;
-    answer_all(&Solved::of_index(&case), queries_input, (exec, play), out, meter)
+    let case = Solved::of_index(&case);
+    let measures = index_measures(index, 0, &case, (exec, play), meter)?;
+    answer_all((&case, &measures), queries_input, (exec, play), out, meter)
 }
 
-/// Answers the queries of `queries_input` against `case` under `play`, as rows to `out`.
+/// Answers the queries of `queries_input` against `case`, whose numbers under `play` are
+/// `measures`, as rows to `out`.
 fn answer_all(
-    case: &Solved,
+    (case, measures): (&Solved, &Measures),
     queries_input: &Input,
     (exec, play): (Exec, Play),
     out: &mut impl Put,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    let measures = measures(case, play, exec, meter);
     let nodes = case.graph.node_count() as u32;
     let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
     reader.queries(
         |number, positions, bufs: &mut Bufs<Vec<u8>>| {
-            let answer = answer_of(play, case, &measures, positions);
+            let answer = answer_of(play, case, measures, positions);
             report_row(&mut bufs.rows, (1, number), positions, &answer);
         },
         |bufs: &Bufs<Vec<u8>>| {
@@ -179,7 +184,7 @@ pub fn values(
 }
 
 /// [`values`] of every case of an index (of the chess format or an edge list, not loopy):
-/// the play's numbers computed from its graphs and levels.
+/// the play's numbers it keeps, else computed from its graphs and levels.
 pub fn values_of_index(
     index: &Index,
     (exec, play): (Exec, Play),
@@ -191,7 +196,7 @@ pub fn values_of_index(
     for i in 0..index.case_count() {
         let case = index.case(i, true)?;
         let case = Solved::of_index(&case);
-        let measures = measures(&case, play, exec, meter);
+        let measures = index_measures(index, i, &case, (exec, play), meter)?;
         write_values(&case, &measures, exec, out, meter)?;
     }
     Ok(())
@@ -232,6 +237,27 @@ pub fn stats(
         cases.push(stats);
     }
     Ok(cases)
+}
+
+/// The numbers of `play` of a case read from text with its levels (of the chess format or an
+/// edge list), for an index to keep.
+pub(crate) fn measures_of(case: &Evaluated, play: Play, exec: Exec, meter: &dyn Meter) -> Measures {
+    measures(&Solved::of(case), play, exec, meter)
+}
+
+/// The numbers of `play` of case `i` of an index: those it keeps (`index --play`), else
+/// computed from its graph and levels.
+fn index_measures(
+    index: &Index,
+    i: usize,
+    case: &Solved,
+    (exec, play): (Exec, Play),
+    meter: &dyn Meter,
+) -> Result<Measures, Error> {
+    Ok(match index.measures(i, play)? {
+        Some(kept) => kept,
+        None => measures(case, play, exec, meter),
+    })
 }
 
 /// The play's numbers of an evaluated case (read with its levels; a chess graph).

@@ -41,7 +41,19 @@ pub enum Kind {
     Moves = 6,
     /// Sums format: where each move's parts start among the targets (`moves + 1` `u32`s).
     Parts = 7,
+    /// Conjunctive play (`index --play conjunctive`): each node's remoteness (1, 2 or 4 bytes).
+    Remoteness = 8,
+    /// Continued play: each node's suspense (1, 2 or 4 bytes).
+    Suspense = 9,
+    /// Misère play: each node's misère Grundy value (1, 2 or 4 bytes).
+    MisereGrundy = 10,
+    /// Misère play: the nim heap each node equals (1, 2 or 4 bytes; the width's largest
+    /// number: none known).
+    MisereHeap = 11,
 }
+
+/// One more than the largest kind number this version knows.
+pub const KINDS: usize = 12;
 
 impl Kind {
     /// The kind numbered `n`, if this version knows it (a reader skips the others).
@@ -54,6 +66,10 @@ impl Kind {
             Kind::Levels,
             Kind::Moves,
             Kind::Parts,
+            Kind::Remoteness,
+            Kind::Suspense,
+            Kind::MisereGrundy,
+            Kind::MisereHeap,
         ]
         .into_iter()
         .find(|k| *k as u16 == n)
@@ -69,6 +85,10 @@ impl Kind {
             Kind::Levels => "levels",
             Kind::Moves => "move offsets",
             Kind::Parts => "part offsets",
+            Kind::Remoteness => "remoteness",
+            Kind::Suspense => "suspense",
+            Kind::MisereGrundy => "misère values",
+            Kind::MisereHeap => "misère heaps",
         }
     }
 
@@ -78,7 +98,11 @@ impl Kind {
             Kind::Case => &[8],
             Kind::Offsets => &[4, 8],
             Kind::Targets | Kind::Moves | Kind::Parts => &[4],
-            Kind::Values => &[1, 2, 4],
+            Kind::Values
+            | Kind::Remoteness
+            | Kind::Suspense
+            | Kind::MisereGrundy
+            | Kind::MisereHeap => &[1, 2, 4],
             Kind::Levels => &[2, 4],
         }
     }

@@ -55,7 +55,8 @@ mod tests {
         for (text, format, loopy) in inputs {
             let input = Input::from_bytes("<text>", text.to_vec());
             let mut index = Vec::new();
-            let cases = exec::index(&input, (Exec::Sequential, format, loopy), &mut index, &());
+            let cases =
+                exec::index(&input, (Exec::Sequential, format, loopy, &[]), &mut index, &());
             assert!(cases.expect("indexed") >= 1, "{format:?}");
             let whole = rows(index.clone()).expect("a fresh index reads back");
             let mut text_rows = Vec::new();
@@ -104,6 +105,7 @@ mod tests {
                 values: &values,
                 levels: Some(&levels),
                 outcomes: (0, 0, 0),
+                plays: &[],
             };
             writer.case(&case).expect("case");
             writer.finish().expect("end");
@@ -112,5 +114,46 @@ mod tests {
         let (plain, extended) = (write(false), write(true));
         assert_ne!(plain, extended);
         assert_eq!(rows(extended).expect("read"), rows(plain).expect("read"));
+    }
+
+    /// The plays' numbers come back as written, in each width: a misère position equal to no
+    /// heap stays so whatever the width, and a heap just below the width's top stays a heap.
+    #[test]
+    fn kept_plays_read_back_in_every_width() {
+        use crate::eval::Values;
+        use crate::graph::{Csr, GameGraph};
+        use crate::play::{Measures, Misere, Play, NO_HEAP};
+        let graph = GameGraph::Chess(Csr::from_lists(&[vec![1u32], vec![], vec![]]).expect("csr"));
+        let values = Values::from_vec(vec![1, 0, 0]);
+        for top in [3, 254, 255, 65_534, 65_535, 70_000, u32::MAX - 1] {
+            let plays = vec![
+                Measures::Remoteness(vec![1, 0, top]),
+                Measures::Suspense(vec![top, 0, 1]),
+                Measures::Misere(vec![
+                    Misere { grundy: top, heap: NO_HEAP },
+                    Misere { grundy: 1, heap: top },
+                    Misere { grundy: 0, heap: 1 },
+                ]),
+            ];
+            let mut out = Vec::new();
+            let mut writer = super::Writer::new(&mut out, 0, false).expect("head");
+            let levels = [1, 0, 0];
+            let case = super::CaseParts {
+                graph: &graph,
+                values: &values,
+                levels: Some(&levels),
+                outcomes: (0, 0, 0),
+                plays: &plays,
+            };
+            writer.case(&case).expect("case");
+            writer.finish().expect("end");
+            let index = super::Index::open(&Input::from_bytes("<index>", out), true).expect("open");
+            let play = [Play::Conjunctive, Play::Continued, Play::Misere];
+            for (play, kept) in play.into_iter().zip(&plays) {
+                let read = index.measures(0, play).expect("read");
+                assert_eq!(read.as_ref(), Some(kept), "{play:?} up to {top}");
+            }
+            assert_eq!(index.measures(0, Play::Selective).expect("read"), None);
+        }
     }
 }

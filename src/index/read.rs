@@ -8,13 +8,15 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::format::{
-    self, CaseRecord, Entry, Footer, Kind, ALIGN, BLOCK, ENTRY, HEAD, LOOPY, MAGIC, SUMS, VERSION,
+    self, CaseRecord, Entry, Footer, Kind, ALIGN, BLOCK, ENTRY, HEAD, KINDS, LOOPY, MAGIC, SUMS,
+    VERSION,
 };
 use crate::error::Error;
 use crate::eval::Values;
 use crate::graph::{Csr, GameGraph, Offset, SumsGraph};
 use crate::io::input::Input;
 use crate::io::store::{Ints, Pinned, Plain, Store};
+use crate::play::{Measures, Misere, Play, NO_HEAP};
 
 /// An index file, opened: its table read and checked; each case's arrays are checked when
 /// the case is taken ([`Index::case`]).
@@ -32,7 +34,7 @@ pub struct Index {
 struct Sections {
     record: CaseRecord,
     /// By [`Kind`] number.
-    entries: [Option<Entry>; 8],
+    entries: [Option<Entry>; KINDS],
 }
 
 impl Sections {
@@ -239,13 +241,48 @@ impl Index {
         if !self.is_loopy() {
             return Ok(Values::from_ints(ints));
         }
-        let top = match ints.width() {
-            1 => u8::MAX.into(),
-            2 => u16::MAX.into(),
-            _ => u32::MAX,
-        };
+        let top = top(ints.width());
         let wide = ints.iter().map(|g| if g == top { Values::INFINITE } else { g }).collect();
         Ok(Values::from_vec(wide))
+    }
+
+    /// The numbers of `play` kept for case `i` (from 0) by `index --play`, if they were;
+    /// normal and selective play keep none (they need the values only).
+    pub fn measures(&self, i: usize, play: Play) -> Result<Option<Measures>, Error> {
+        let sections = &self.cases[i];
+        let fail = |message: String| Error::Index {
+            path: self.name.clone(),
+            message: format!("case {}: {message}", i + 1),
+        };
+        let numbers = |kind: Kind| -> Result<Option<Ints>, Error> {
+            sections.get(kind).map(|entry| self.ints(entry).map_err(fail)).transpose()
+        };
+        Ok(match play {
+            Play::Normal | Play::Selective => None,
+            Play::Conjunctive => {
+                numbers(Kind::Remoteness)?.map(|r| Measures::Remoteness(r.iter().collect()))
+            }
+            Play::Continued => {
+                numbers(Kind::Suspense)?.map(|s| Measures::Suspense(s.iter().collect()))
+            }
+            Play::Misere => {
+                let (Some(grundy), Some(heap)) =
+                    (numbers(Kind::MisereGrundy)?, numbers(Kind::MisereHeap)?)
+                else {
+                    return Ok(None);
+                };
+                let none = top(heap.width());
+                let heap = |i: usize| match heap.get(i) {
+                    h if h == none => NO_HEAP,
+                    h => h,
+                };
+                Some(Measures::Misere(
+                    (0..grundy.len())
+                        .map(|i| Misere { grundy: grundy.get(i), heap: heap(i) })
+                        .collect(),
+                ))
+            }
+        })
     }
 
     fn ints(&self, entry: Entry) -> Result<Ints, String> {
@@ -254,6 +291,15 @@ impl Index {
             2 => Ints::U16(self.checked(entry)?),
             _ => Ints::U32(self.checked(entry)?),
         })
+    }
+}
+
+/// The largest number of a width: a loopy game's `inf`, a misère position equal to no heap.
+fn top(width: usize) -> u32 {
+    match width {
+        1 => u8::MAX.into(),
+        2 => u16::MAX.into(),
+        _ => u32::MAX,
     }
 }
 
@@ -280,7 +326,7 @@ fn starts_and_rises<O: Offset>(offsets: &[O], end: u64) -> bool {
 fn sections(table: &[u8], footer: &Footer, bytes: &[u8]) -> Result<Vec<Sections>, String> {
     let case_count = usize::try_from(footer.cases).ok().filter(|&c| c <= table.len() / ENTRY);
     let case_count = case_count.ok_or("corrupt: more cases than sections")?;
-    let mut cases: Vec<[Option<Entry>; 8]> = vec![[None; 8]; case_count];
+    let mut cases: Vec<[Option<Entry>; KINDS]> = vec![[None; KINDS]; case_count];
     for raw in table.chunks_exact(ENTRY) {
         let entry = Entry::decode(raw);
         let Some(kind) = Kind::of(entry.kind) else { continue };
@@ -323,7 +369,17 @@ fn sections(table: &[u8], footer: &Footer, bytes: &[u8]) -> Result<Vec<Sections>
                 (Kind::Moves, if sums { record.nodes.checked_add(1) } else { None }),
                 (Kind::Parts, if sums { record.moves.checked_add(1) } else { None }),
             ];
-            for (kind, count) in counts {
+            // The plays' numbers are kept when asked for: absent, or one per node (misère
+            // play's two sections together).
+            let misere = entries[Kind::MisereGrundy as usize].is_some();
+            let plays = [
+                (Kind::Remoteness, entries[Kind::Remoteness as usize].is_some()),
+                (Kind::Suspense, entries[Kind::Suspense as usize].is_some()),
+                (Kind::MisereGrundy, misere),
+                (Kind::MisereHeap, misere),
+            ];
+            let plays = plays.map(|(kind, kept)| (kind, kept.then_some(record.nodes)));
+            for (kind, count) in counts.into_iter().chain(plays) {
                 if entries[kind as usize].map(|e| e.count) != count {
                     return Err(fail(&format!(
                         "its {} section is missing or of the wrong size",

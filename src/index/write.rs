@@ -7,6 +7,7 @@ use crate::graph::{Csr, GameGraph, Offset};
 use crate::io::error::IoError;
 use crate::io::sink::Put;
 use crate::io::store::Plain;
+use crate::play::{Measures, NO_HEAP};
 
 /// What an index keeps of one solved case.
 pub struct CaseParts<'a> {
@@ -18,6 +19,8 @@ pub struct CaseParts<'a> {
     pub levels: Option<&'a [u32]>,
     /// The input's queries of the case: how many, and how many were WIN and DRAW.
     pub outcomes: (u64, u64, u64),
+    /// The numbers of the plays asked for (`index --play`), kept beside the values.
+    pub plays: &'a [Measures],
 }
 
 /// An index being written to `out`.
@@ -56,7 +59,11 @@ impl<'o, P: Put> Writer<'o, P> {
                 self.section(Kind::Parts, g.part_offsets())?;
             }
         }
-        self.values(case.values)?;
+        let loopy = self.loopy.then_some(Values::INFINITE);
+        self.narrowest(Kind::Values, || case.values.iter(), loopy)?;
+        for measures in case.plays {
+            self.play(measures)?;
+        }
         if let Some(levels) = case.levels {
             match levels.iter().max() {
                 Some(&max) if max > u16::MAX.into() => self.section(Kind::Levels, levels)?,
@@ -93,21 +100,38 @@ impl<'o, P: Put> Writer<'o, P> {
         self.section(Kind::Targets, g.targets())
     }
 
-    /// The values in the narrowest width: a loopy game's `inf` is the width's largest
-    /// number, so its finite values stay below it.
-    fn values(&mut self, values: &Values) -> Result<(), IoError> {
-        let finite = values.iter().filter(|&g| g != Values::INFINITE).max().unwrap_or(0);
-        let fits = |max: u32| if self.loopy { finite < max } else { finite <= max };
-        let narrow =
-            |max: u32| values.iter().map(move |g| if g == Values::INFINITE { max } else { g });
+    /// The sections of one play's numbers.
+    fn play(&mut self, measures: &Measures) -> Result<(), IoError> {
+        match measures {
+            Measures::None => Ok(()),
+            Measures::Remoteness(r) => self.narrowest(Kind::Remoteness, || r.iter().copied(), None),
+            Measures::Suspense(s) => self.narrowest(Kind::Suspense, || s.iter().copied(), None),
+            Measures::Misere(m) => {
+                self.narrowest(Kind::MisereGrundy, || m.iter().map(|x| x.grundy), None)?;
+                self.narrowest(Kind::MisereHeap, || m.iter().map(|x| x.heap), Some(NO_HEAP))
+            }
+        }
+    }
+
+    /// `numbers()` as section `kind` in the narrowest width of 1, 2 or 4 bytes that holds
+    /// them. With a `top`, that number is written as the width's largest (a loopy game's
+    /// `inf`, a misère position equal to no known heap), and the others stay below it.
+    fn narrowest<I, F>(&mut self, kind: Kind, numbers: F, top: Option<u32>) -> Result<(), IoError>
+    where
+        I: Iterator<Item = u32>,
+        F: Fn() -> I,
+    {
+        let largest = numbers().filter(|&x| Some(x) != top).max().unwrap_or(0);
+        let fits = |max: u32| if top.is_some() { largest < max } else { largest <= max };
+        let narrow = |max: u32| numbers().map(move |x| if Some(x) == top { max } else { x });
         if fits(u8::MAX.into()) {
-            let bytes: Vec<u8> = narrow(u8::MAX.into()).map(|g| g as u8).collect();
-            self.section(Kind::Values, &bytes)
+            let bytes: Vec<u8> = narrow(u8::MAX.into()).map(|x| x as u8).collect();
+            self.section(kind, &bytes)
         } else if fits(u16::MAX.into()) {
-            let halves: Vec<u16> = narrow(u16::MAX.into()).map(|g| g as u16).collect();
-            self.section(Kind::Values, &halves)
+            let halves: Vec<u16> = narrow(u16::MAX.into()).map(|x| x as u16).collect();
+            self.section(kind, &halves)
         } else {
-            self.section(Kind::Values, &values.to_u32())
+            self.section(kind, &narrow(u32::MAX).collect::<Vec<u32>>())
         }
     }
 

@@ -7,11 +7,16 @@ use grundy::error::Error;
 use grundy::exec;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
+use grundy::play::Play;
 
 /// Runs `grundy index` with the user's arguments.
 pub fn run(args: &IndexArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, false)?;
+    for &play in &args.play {
+        super::check_play(play, (args.loopy, format, false), None)?;
+    }
+    let plays: Vec<Play> = args.play.iter().map(|&p| p.into()).collect();
     let output = Some(args.output.as_path());
     super::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     let progress = Progress::new(config.progress);
@@ -20,7 +25,7 @@ pub fn run(args: &IndexArgs, config: &Config) -> Result<(), Error> {
         return Err(Error::Usage(format!("{} is an index already", input.name())));
     }
     let mut out = Sink::open_beside(output, &progress)?;
-    exec::index(&input, (config.exec, format, args.loopy), &mut out, &progress)?;
+    exec::index(&input, (config.exec, format, args.loopy, &plays), &mut out, &progress)?;
     progress.finish();
     Ok(out.finish()?)
 }
