@@ -84,6 +84,25 @@ mod tests {
         }
     }
 
+    /// An index of one case (normal play, chess format) with the numbers of `plays`; with
+    /// `extra`, a section of kind 99 (unknown to this version) before it.
+    fn one_case(
+        (graph, values, levels): (&crate::graph::GameGraph, &crate::eval::Values, &[u32]),
+        plays: &[crate::play::Measures],
+        extra: bool,
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut writer = super::Writer::new(&mut out, 0, false).expect("head");
+        if extra {
+            writer.numbered(99, &[7u32, 7, 7]).expect("extra");
+        }
+        let case =
+            super::CaseParts { graph, values, levels: Some(levels), outcomes: (0, 0, 0), plays };
+        writer.case(&case).expect("case");
+        writer.finish().expect("end");
+        out
+    }
+
     /// A section of a kind this version does not know (a later grundy's column) is skipped:
     /// the index reads as it reads without it.
     #[test]
@@ -93,24 +112,7 @@ mod tests {
         let graph =
             GameGraph::Chess(Csr::from_lists(&[vec![1u32, 2], vec![2], vec![]]).expect("csr"));
         let values = Values::from_vec(vec![2, 1, 0]);
-        let write = |extra: bool| {
-            let mut out = Vec::new();
-            let mut writer = super::Writer::new(&mut out, 0, false).expect("head");
-            if extra {
-                writer.numbered(99, &[7u32, 7, 7]).expect("extra");
-            }
-            let levels = [2, 1, 0];
-            let case = super::CaseParts {
-                graph: &graph,
-                values: &values,
-                levels: Some(&levels),
-                outcomes: (0, 0, 0),
-                plays: &[],
-            };
-            writer.case(&case).expect("case");
-            writer.finish().expect("end");
-            out
-        };
+        let write = |extra: bool| one_case((&graph, &values, &[2, 1, 0]), &[], extra);
         let (plain, extended) = (write(false), write(true));
         assert_ne!(plain, extended);
         assert_eq!(rows(extended).expect("read"), rows(plain).expect("read"));
@@ -135,18 +137,7 @@ mod tests {
                     Misere { grundy: 0, heap: 1 },
                 ]),
             ];
-            let mut out = Vec::new();
-            let mut writer = super::Writer::new(&mut out, 0, false).expect("head");
-            let levels = [1, 0, 0];
-            let case = super::CaseParts {
-                graph: &graph,
-                values: &values,
-                levels: Some(&levels),
-                outcomes: (0, 0, 0),
-                plays: &plays,
-            };
-            writer.case(&case).expect("case");
-            writer.finish().expect("end");
+            let out = one_case((&graph, &values, &[1, 0, 0]), &plays, false);
             let index = super::Index::open(&Input::from_bytes("<index>", out), true).expect("open");
             let play = [Play::Conjunctive, Play::Continued, Play::Misere];
             for (play, kept) in play.into_iter().zip(&plays) {
