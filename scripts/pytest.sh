@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # The Python tests: the `grundy` module (python/tests: against a plain-Python oracle, the
 # command line, networkx and scipy) and the columnar outputs (tests/py: pyarrow reads the
-# Parquet and Arrow IPC files grundy writes and compares them with its CSV). Makes target/venv
-# (python3 -m venv) and installs maturin, numpy, networkx, scipy, pyarrow and pytest into it
+# Parquet and Arrow IPC files grundy writes and compares them with its CSV; and the page of
+# `grundy serve` in headless Chromium, which scripts/browser.sh installs). Makes target/venv
+# (python3 -m venv) and installs maturin, numpy, networkx, scipy, pyarrow, selenium and pytest into it
 # the first time; builds and installs the module from python/ (maturin, through pip; cargo
 # rebuilds only what changed) on every run; the columnar tests run target/release/grundy, built
-# with the columnar feature (by `cargo test --release` or `cargo build --release`).
+# with the columnar and serve features (by scripts/test.sh's `cargo test --release`).
 # Usage: scripts/pytest.sh [PYTEST ARGS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/venv
-if ! "$venv/bin/python" -c 'import pyarrow, pytest, numpy, networkx, scipy, maturin' 2>/dev/null; then
+if ! "$venv/bin/python" -c 'import pyarrow, pytest, numpy, networkx, scipy, maturin, selenium' 2>/dev/null; then
   rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check 'pyarrow>=14' 'pytest>=7' \
-    'numpy>=1.21' 'networkx>=2.8' 'scipy>=1.9' 'maturin>=1.7,<2'
+    'numpy>=1.21' 'networkx>=2.8' 'scipy>=1.9' 'maturin>=1.7,<2' 'selenium>=4.11'
 fi
 # pip runs maturin, the build backend python/pyproject.toml names, from the venv's PATH.
 PATH="$(realpath "$venv/bin"):$PATH" "$venv/bin/pip" install --quiet --disable-pip-version-check \

@@ -61,6 +61,8 @@ pub mod order;
 pub mod parse;
 pub mod play;
 pub mod report;
+#[cfg(feature = "serve")]
+pub mod serve;
 #[cfg(test)]
 pub(crate) mod testing;
 

@@ -249,3 +249,14 @@ fn closed_stdout_pipe_exits_0_quietly() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// A build without the serve feature refuses `grundy serve` with how to get it (exit 2),
+/// before it opens anything.
+#[cfg(not(feature = "serve"))]
+#[test]
+fn serve_without_the_feature_is_refused() {
+    let r = crate::util::run(&["serve", "no-such-file.grundy"], None);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.starts_with("error: this grundy was built without the serve feature"));
+    assert!(r.stderr.contains("--features serve"), "{}", r.stderr);
+}

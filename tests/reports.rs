@@ -437,3 +437,47 @@ fn interrupted_runs_leave_no_file() {
         assert_eq!(left, vec!["big.txt", "queries.txt"], "SIG{signal} {args:?}");
     }
 }
+
+/// `stats --html` writes one self-contained page (nothing fetched: no script or style from
+/// elsewhere, no explorer, which needs a server) with a chart per histogram of `stats --json`,
+/// one bar per value up to 64; a bad input leaves no page behind.
+#[test]
+fn stats_html_is_a_self_contained_page_of_the_histograms() {
+    let dir = tempdir();
+    let mut rng = Rng::new(77);
+    for n in [30usize, 500] {
+        let cases = [random_case(&mut rng, n, 4, 10, 3)];
+        let input = write_file(dir.path(), "game.txt", &write_messy(&mut rng, &cases, false));
+        let page_path = dir.path().join("report.html");
+        let path = |p: &std::path::Path| p.to_str().expect("UTF-8").to_string();
+        let (input_s, page_s) = (path(&input), path(&page_path));
+        assert_eq!(run(&["stats", &input_s, "--html", &page_s], None).ok(), "");
+        let page = std::fs::read_to_string(&page_path).expect("the page");
+        let json = run(&["stats", "--json", &input_s], None).ok();
+        let json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        let charts = [
+            ("grundy", "grundy_histogram"),
+            ("level", "level_histogram"),
+            ("out-degree", "out_degree_histogram"),
+        ];
+        for (chart, histogram) in charts {
+            let counts = json["total"][histogram].as_array().expect(histogram);
+            let sum: u64 = counts.iter().map(|c| c.as_u64().expect("count")).sum();
+            assert_eq!(sum, n as u64, "{histogram}");
+            let at = page.find(&format!("<svg id=\"chart-{chart}\"")).expect(chart);
+            let svg = &page[at..at + page[at..].find("</svg>").expect("end")];
+            assert_eq!(svg.matches("<rect class=\"bar\"").count(), counts.len().min(64));
+        }
+        let mut degrees = vec![0u64; 5];
+        cases[0].lists.iter().for_each(|l| degrees[l.len()] += 1);
+        while degrees.last() == Some(&0) {
+            degrees.pop();
+        }
+        assert_eq!(json["total"]["out_degree_histogram"], serde_json::json!(degrees));
+        assert!(!page.contains("explorer") && !page.contains("src=") && !page.contains("http"));
+        let bad = write_file(dir.path(), "bad.txt", b"2\n1 5\n0\n");
+        std::fs::remove_file(&page_path).expect("removed");
+        run(&["stats", &path(&bad), "--html", &page_s], None).error_line();
+        assert!(!page_path.exists(), "a failed run left a page");
+    }
+}

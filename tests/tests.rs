@@ -21,6 +21,8 @@ mod plays;
 mod regression;
 mod reports;
 mod seeds;
+#[cfg(feature = "serve")]
+mod serve;
 mod sums;
 mod threads;
 mod util;

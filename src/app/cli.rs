@@ -88,6 +88,12 @@ pub enum Command {
     /// Solve a game once and write it as an index file, which query, values and stats read in
     /// place of the input (recognised by its first bytes) without solving it again.
     Index(IndexArgs),
+    /// Serve a solved game over HTTP (loopback unless --listen says otherwise): positions
+    /// and their moves, query files answered as `query` answers them, the statistics, and a
+    /// page with charts and a position explorer.
+    ///
+    /// GAME is an index (`grundy index`), or any file `index` reads, solved at start.
+    Serve(ServeArgs),
     /// Play a seed problem's game: the judge's input in, the judge's output out.
     ///
     /// cutting (POJ 2311): lines `W H`, prints WIN or LOSE; crosses (POJ 3537): lines `n`,
@@ -340,6 +346,54 @@ pub struct IndexArgs {
     pub play: Vec<PlayName>,
 }
 
+/// Arguments of `grundy serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The game: an index, or a file `index` reads (then solved and indexed in memory).
+    pub game: PathBuf,
+    /// How a GAME that is not an index is written.
+    #[command(flatten)]
+    pub format: FormatArgs,
+    /// Allow cycles and self-loops in a GAME that is not an index (an index says itself).
+    #[arg(long)]
+    pub loopy: bool,
+    /// How an index is read.
+    #[command(flatten)]
+    pub index: IndexReadArgs,
+    /// The address and port to listen on. Another address than loopback lets every machine
+    /// that can reach this one read the game (there is no authentication): a warning says so.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// The largest request body taken (a query file), in bytes, or with a K, M or G suffix
+    /// (powers of 1024); a larger one is refused with 413.
+    #[arg(long, value_name = "BYTES", default_value = "256M", value_parser = parse_bytes)]
+    pub body_limit: u64,
+    /// Seconds one request may take, from its head to its answer's last byte (a client that
+    /// sends its head no faster is dropped).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Connections served at once; more wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub connections: usize,
+}
+
+/// A count of bytes: digits, then maybe K, M or G (powers of 1024).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let (digits, unit) = match text.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&text[..i], c.to_ascii_uppercase()),
+        _ => (text, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        _ => return Err(format!("`{text}`: expected bytes, maybe with a K, M or G suffix")),
+    };
+    let n: u64 = digits.parse().map_err(|_| format!("`{text}`: expected a number of bytes"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("`{text}`: too many bytes"))
+}
+
 /// Arguments of `grundy values`.
 #[derive(Debug, clap::Args)]
 pub struct ValuesArgs {
@@ -425,6 +479,11 @@ pub struct StatsArgs {
     /// JSON for scripts instead of the text table.
     #[arg(long)]
     pub json: bool,
+    /// Write the report as one self-contained HTML page instead (the summary and SVG charts
+    /// of the value, level and out-degree histograms: the page `grundy serve` shows), to this
+    /// file (written whole or not at all; `-` writes stdout).
+    #[arg(long, value_name = "REPORT.html", conflicts_with = "json")]
+    pub html: Option<PathBuf>,
     /// Allow cycles and self-loops: counts of finite and infinite nodes, and of WIN, LOSE and
     /// DRAW queries.
     #[arg(long)]

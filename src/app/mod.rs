@@ -14,12 +14,17 @@ pub mod cmd;
 pub mod config;
 
 use cli::{Cli, Command};
-use cmd::{game, generate, index, octal, query, solve, stats, values};
+use cmd::{game, generate, index, octal, query, serve, solve, stats, values};
 use config::Config;
 
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> Result<(), Error> {
     let config = Config::from_cli(&cli)?;
+    if let Command::Serve(args) = &cli.command {
+        // The server stops on SIGINT and SIGTERM by finishing its requests (it writes no
+        // file), outside the pool: its requests run on threads of their own.
+        return serve::run(args, &config);
+    }
     grundy::io::signals::install();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
@@ -49,5 +54,6 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Game(args) => game::run(args, &config),
         Command::Generate(args) => generate::run(args, &config),
         Command::Octal(args) => octal::run(args, &config),
+        Command::Serve(args) => serve::run(args, &config),
     })
 }

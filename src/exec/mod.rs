@@ -28,7 +28,7 @@ pub mod values;
 pub use crate::eval::{Evaluated, Labelled, StageTimes};
 pub use cases::CaseReader;
 pub use index::index;
-pub use query::{query, query_index};
+pub use query::{query, query_case, query_index};
 pub use solve::solve;
 pub use stats::{stats, stats_of_index};
 pub use values::{values, values_of_index};

@@ -6,7 +6,7 @@ use crate::answer::{self, Bufs};
 use crate::error::Error;
 use crate::eval::Values;
 use crate::graph::GameGraph;
-use crate::index::Index;
+use crate::index::{Index, IndexedCase};
 use crate::io::error::IoError;
 use crate::io::input::Input;
 use crate::meter::Meter;
@@ -55,6 +55,22 @@ pub fn query_index(
     }
     let case = index.case(0, false)?;
     let game = (&case.graph, &case.values, index.is_loopy());
+    answer_all(game, queries_input, (exec, Format::Chess), columns, out, meter)
+}
+
+/// Answers the queries of `queries_input` against `case`, a case taken from an index (a
+/// loopy game's when `loopy`), as [`query_index`] answers them: the engine of the server's
+/// `POST /v1/query`, which takes its cases once and answers many files.
+pub fn query_case(
+    (case, loopy): (&IndexedCase, bool),
+    queries_input: &Input,
+    exec: Exec,
+    columns: &Columns,
+    out: &mut impl RowSink,
+    meter: &dyn Meter,
+) -> Result<(), Error> {
+    out.start(Table::Queries(columns))?;
+    let game = (&case.graph, &case.values, loopy);
     answer_all(game, queries_input, (exec, Format::Chess), columns, out, meter)
 }
 

@@ -22,6 +22,7 @@ pub mod columnar;
 pub mod columns;
 pub mod csv;
 pub mod format;
+pub mod html;
 #[cfg(feature = "columnar")]
 pub mod parquet;
 pub mod plot;

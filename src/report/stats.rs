@@ -69,6 +69,8 @@ pub struct CaseStats {
     pub grundy_histogram: Vec<u64>,
     /// `level_histogram[l]`: nodes in level `l`; `None` (JSON `null`) for a loopy game.
     pub level_histogram: Option<Vec<u64>>,
+    /// `out_degree_histogram[d]`: nodes of `d` moves.
+    pub out_degree_histogram: Vec<u64>,
     /// What a play other than normal adds (`stats --play`); absent from the JSON otherwise.
     /// `wins` and `losses` then count the queries under that play.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -306,6 +308,7 @@ impl CaseStats {
             infinite: None,
             grundy_histogram,
             level_histogram,
+            out_degree_histogram: histogram((0..n as u32).map(|v| graph.move_count(v))),
             play: None,
             seconds: times.into(),
         }
@@ -341,6 +344,7 @@ impl CaseStats {
             t.draws = sum(t.draws, c.draws);
             t.infinite = sum(t.infinite, c.infinite);
             add(&mut t.grundy_histogram, &c.grundy_histogram);
+            add(&mut t.out_degree_histogram, &c.out_degree_histogram);
             if let (Some(sum), Some(h)) = (&mut t.level_histogram, &c.level_histogram) {
                 add(sum, h);
             }

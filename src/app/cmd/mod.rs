@@ -40,6 +40,7 @@ pub mod generate;
 pub mod index;
 pub mod octal;
 pub mod query;
+pub mod serve;
 pub mod solve;
 pub mod stats;
 pub mod values;
@@ -121,16 +122,8 @@ pub fn open_index(
     loopy: bool,
     read: &crate::app::cli::IndexReadArgs,
 ) -> Result<Option<grundy::index::Index>, Error> {
-    if !grundy::index::is_index(input.bytes()) {
-        return Ok(None);
-    }
+    let Some(index) = open_any_index(input, format, read)? else { return Ok(None) };
     let name = input.name();
-    if format.format != crate::app::cli::FormatName::Chess || format.nodes.is_some() {
-        return Err(Error::Usage(format!(
-            "{name} is an index, which records how its game was read: drop --format and --nodes"
-        )));
-    }
-    let index = grundy::index::Index::open(input, !read.trust)?;
     match (index.is_loopy(), loopy) {
         (true, false) => Err(Error::Usage(format!(
             "{name} holds a loopy game's values (indexed with --loopy): add --loopy"
@@ -140,6 +133,25 @@ pub fn open_index(
         ))),
         _ => Ok(Some(index)),
     }
+}
+
+/// The index `input` holds, loopy or not (`None` when it is not an index); refused with
+/// `--format` or `--nodes`, which an index records itself.
+pub fn open_any_index(
+    input: &grundy::Input,
+    format: &crate::app::cli::FormatArgs,
+    read: &crate::app::cli::IndexReadArgs,
+) -> Result<Option<grundy::index::Index>, Error> {
+    if !grundy::index::is_index(input.bytes()) {
+        return Ok(None);
+    }
+    if format.format != crate::app::cli::FormatName::Chess || format.nodes.is_some() {
+        return Err(Error::Usage(format!(
+            "{} is an index, which records how its game was read: drop --format and --nodes",
+            input.name()
+        )));
+    }
+    Ok(Some(grundy::index::Index::open(input, !read.trust)?))
 }
 
 /// The format of the rows written to `path` (`what` names it in messages): `--output-format`

@@ -22,7 +22,9 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let progress = Progress::new(config.progress);
     let input = super::open_text(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
-    let mut out = Sink::open_beside(None, &progress)?;
+    let html = args.html.as_deref();
+    super::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("--html", html)])?;
+    let mut out = Sink::open_beside(html, &progress)?;
     if play != Play::Normal && index.is_some() {
         return Err(Error::Usage(format!(
             "stats --play {} counts the queries under the play, and an index keeps only their \
@@ -38,7 +40,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
         None => exec::stats(&input, (config.exec, format, args.loopy), &progress)?,
     };
     progress.finish();
-    if cases.is_empty() && !args.json {
+    if cases.is_empty() && !args.json && html.is_none() {
         out.put(format!("{}: no cases\n", input.name()).as_bytes())?;
         return Ok(out.finish()?);
     }
@@ -53,7 +55,11 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
         seconds: started.elapsed().as_secs_f64(),
         peak_memory_bytes: grundy::io::memory::peak_bytes(),
     };
-    let text = if args.json { report.to_json() } else { report.to_text() };
+    let text = match (args.json, html) {
+        (_, Some(_)) => grundy::report::html::page(&report, false),
+        (true, None) => report.to_json(),
+        (false, None) => report.to_text(),
+    };
     out.put(text.as_bytes())?;
     Ok(out.finish()?)
 }

@@ -1,0 +1,471 @@
+//! `grundy serve`: the server started on a free port, every endpoint checked against the CLI
+//! (positions against `values` and an oracle, POST bodies against `query`, stats against
+//! `stats --json`), its limits (body size, ids, garbage, connections, time) and a graceful
+//! stop with a request in flight.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use crate::util::{grundy, query_lines, random_case, relaxation_values, run, tempdir, write_file};
+use crate::util::{write_messy, Rng};
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// A running server, stopped (killed) when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+    stderr: std::sync::mpsc::Receiver<String>,
+    /// What it said before it listened (warnings).
+    said: Vec<String>,
+}
+
+impl Server {
+    /// `grundy serve GAME --listen 127.0.0.1:0 FLAGS`, once it says where it listens.
+    fn start(game: &Path, flags: &[&str]) -> Server {
+        Server::start_on("127.0.0.1:0", game, flags)
+    }
+
+    fn start_on(listen: &str, game: &Path, flags: &[&str]) -> Server {
+        let mut child = grundy()
+            .args(["serve", s(game), "--listen", listen])
+            .args(flags)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("binary starts");
+        let (lines, stderr) = std::sync::mpsc::channel();
+        let pipe = BufReader::new(child.stderr.take().expect("piped"));
+        std::thread::spawn(move || {
+            for line in pipe.lines().map_while(Result::ok) {
+                let _ = lines.send(line);
+            }
+        });
+        let mut seen = Vec::new();
+        let port = loop {
+            let line = stderr.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| {
+                panic!("the server never said where it listens: {seen:?}");
+            });
+            if let Some(at) = line.find("on http://") {
+                let address = &line[at + "on http://".len()..];
+                let address = address.split('/').next().expect("address");
+                let port = address.rsplit(':').next().expect("port");
+                break port.parse().expect("a port number");
+            }
+            seen.push(line);
+        };
+        Server { child, port, stderr, said: seen }
+    }
+
+    /// The lines the server wrote on stderr so far.
+    fn stderr_lines(&self) -> Vec<String> {
+        self.stderr.try_iter().collect()
+    }
+
+    fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(60))).expect("timeout");
+        stream
+    }
+
+    fn get(&self, path: &str) -> Response {
+        self.request("GET", path, b"")
+    }
+
+    fn request(&self, method: &str, path: &str, body: &[u8]) -> Response {
+        let mut stream = self.connect();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+             Content-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).expect("head");
+        // A server that answers before reading the whole body may close first.
+        let _ = stream.write_all(body);
+        read_response(&mut stream)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP response as the tests read it.
+#[derive(Debug)]
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    /// False when a chunked body was cut short (no last chunk).
+    complete: bool,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> serde_json::Value {
+        assert_eq!(self.header("content-type"), Some("application/json"), "{self:?}");
+        serde_json::from_slice(&self.body).expect("a JSON body")
+    }
+
+    /// The `error` of a JSON fault of `status`.
+    fn fault(&self, status: u16) -> String {
+        assert_eq!(self.status, status, "{}", String::from_utf8_lossy(&self.body));
+        self.json()["error"].as_str().expect("an error message").to_string()
+    }
+}
+
+/// Reads a whole response (the server closes the connection after it).
+fn read_response(stream: &mut TcpStream) -> Response {
+    let mut bytes = Vec::new();
+    // A connection reset after the response (a refused body) still leaves the response read.
+    let _ = stream.read_to_end(&mut bytes);
+    let end = bytes.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+    let head = String::from_utf8(bytes[..end].to_vec()).expect("an ASCII head");
+    let mut lines = head.split("\r\n");
+    let status = lines.next().expect("status line").split(' ').nth(1).expect("status");
+    let headers: Vec<(String, String)> = lines
+        .map(|l| {
+            let (n, v) = l.split_once(':').expect("a header");
+            (n.trim().to_string(), v.trim().to_string())
+        })
+        .collect();
+    let mut response =
+        Response { status: status.parse().expect("status"), headers, body: vec![], complete: true };
+    let rest = &bytes[end + 4..];
+    if response.header("transfer-encoding") == Some("chunked") {
+        (response.body, response.complete) = dechunk(rest);
+    } else {
+        response.body = rest.to_vec();
+    }
+    response
+}
+
+/// A chunked body's bytes, and whether its last chunk came.
+fn dechunk(mut rest: &[u8]) -> (Vec<u8>, bool) {
+    let mut body = Vec::new();
+    loop {
+        let Some(line) = rest.windows(2).position(|w| w == b"\r\n") else { return (body, false) };
+        let size = std::str::from_utf8(&rest[..line]).expect("chunk size");
+        let size = usize::from_str_radix(size.trim(), 16).expect("hex chunk size");
+        if size == 0 {
+            return (body, true);
+        }
+        let start = line + 2;
+        if rest.len() < start + size + 2 {
+            return (body, false);
+        }
+        body.extend_from_slice(&rest[start..start + size]);
+        rest = &rest[start + size + 2..];
+    }
+}
+
+/// The rows of a `values` CSV as fields, without the header.
+fn rows(csv: &str) -> Vec<Vec<String>> {
+    csv.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect()
+}
+
+/// Every node's level: 0 for a sink, else 1 + the largest level of its moves.
+fn levels(lists: &[Vec<u32>]) -> Vec<u32> {
+    let mut level = vec![None; lists.len()];
+    fn of(v: usize, lists: &[Vec<u32>], level: &mut [Option<u32>]) -> u32 {
+        if let Some(l) = level[v] {
+            return l;
+        }
+        let l = lists[v].iter().map(|&t| of(t as usize, lists, level) + 1).max().unwrap_or(0);
+        level[v] = Some(l);
+        l
+    }
+    (0..lists.len()).map(|v| of(v, lists, &mut level)).collect()
+}
+
+/// Every position of random games, served from an index and from the text itself, is what
+/// the oracle says: value, outcome, level, out-degree, and the moves (the out-list, each to
+/// its value and outcome, those to a LOSE first, the input's order kept within each kind).
+#[test]
+fn positions_are_the_oracles_values_and_moves() {
+    let dir = tempdir();
+    let mut rng = Rng::new(30);
+    let cases: Vec<_> = (0..3).map(|i| random_case(&mut rng, 40 + 30 * i, 4, 5, 3)).collect();
+    let text = write_file(dir.path(), "game.txt", &write_messy(&mut rng, &cases, false));
+    let index = dir.path().join("game.grundy");
+    run(&["index", s(&text), "-o", s(&index)], None).ok();
+    for game in [&index, &text] {
+        let server = Server::start(game, &[]);
+        for (c, case) in cases.iter().enumerate() {
+            let (values, levels) = (relaxation_values(&case.lists), levels(&case.lists));
+            let outcome = |v: u32| if values[v as usize] == 0 { "LOSE" } else { "WIN" };
+            for v in 0..case.lists.len() as u32 {
+                let p = server.get(&format!("/v1/position/{}/{v}", c + 1));
+                assert_eq!(p.status, 200, "{p:?}");
+                let p = p.json();
+                assert_eq!(p["case"], c as u64 + 1);
+                assert_eq!(p["node"], v);
+                assert_eq!(p["grundy"], values[v as usize]);
+                assert_eq!(p["outcome"], outcome(v));
+                assert_eq!(p["level"], levels[v as usize]);
+                let list = &case.lists[v as usize];
+                assert_eq!(p["out_degree"], list.len());
+                let mut expected: Vec<u32> = list.clone();
+                expected.sort_by_key(|&t| values[t as usize] != 0);
+                let moves = p["moves"].as_array().expect("moves");
+                let to: Vec<u32> =
+                    moves.iter().map(|m| m["to"].as_u64().expect("to") as u32).collect();
+                assert_eq!(to, expected, "case {} node {v}", c + 1);
+                for m in moves {
+                    let t = m["to"].as_u64().expect("to") as u32;
+                    assert_eq!(m["grundy"], values[t as usize]);
+                    assert_eq!(m["outcome"], outcome(t));
+                }
+            }
+        }
+    }
+}
+
+/// A loopy game's positions say what `values --loopy` says: a finite value or infinite with
+/// its K set, the outcome (DRAW too), and moves ordered LOSE, DRAW, WIN.
+#[test]
+fn loopy_positions_are_the_loopy_values() {
+    let dir = tempdir();
+    let mut rng = Rng::new(31);
+    let n = 60u32;
+    let lists: Vec<Vec<u32>> =
+        (0..n).map(|_| (0..rng.below(4)).map(|_| rng.below(n as u64) as u32).collect()).collect();
+    let mut text = format!("{n}\n");
+    for list in &lists {
+        let items: Vec<String> = list.iter().map(u32::to_string).collect();
+        text.push_str(&format!("{} {}\n", list.len(), items.join(" ")));
+    }
+    let text = write_file(dir.path(), "loopy.txt", text.as_bytes());
+    let index = dir.path().join("loopy.grundy");
+    run(&["index", "--loopy", s(&text), "-o", s(&index)], None).ok();
+    let expected = rows(&run(&["values", "--loopy", s(&text)], None).ok());
+    let server = Server::start(&index, &[]);
+    let rank = |o: &str| ["LOSE", "DRAW", "WIN"].iter().position(|w| *w == o).expect("outcome");
+    for (v, row) in expected.iter().enumerate() {
+        let p = server.get(&format!("/v1/position/1/{v}")).json();
+        let infinite = row[2] == "inf";
+        assert_eq!(p["infinite"], infinite, "node {v}");
+        if infinite {
+            assert!(p["grundy"].is_null());
+            let k: Vec<String> =
+                p["k"].as_array().expect("k").iter().map(|x| x.to_string()).collect();
+            assert_eq!(k.join(" "), row[3], "node {v}");
+        } else {
+            assert_eq!(p["grundy"].to_string(), row[2]);
+            assert!(p.get("k").is_none());
+        }
+        assert_eq!(p["outcome"], row[4].as_str());
+        assert!(p["level"].is_null());
+        let moves = p["moves"].as_array().expect("moves");
+        let ranks: Vec<usize> =
+            moves.iter().map(|m| rank(m["outcome"].as_str().expect("o"))).collect();
+        assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "node {v}: {ranks:?}");
+        let mut to: Vec<u64> = moves.iter().map(|m| m["to"].as_u64().expect("to")).collect();
+        let mut list: Vec<u64> = lists[v].iter().map(|&t| t as u64).collect();
+        to.sort();
+        list.sort();
+        assert_eq!(to, list);
+        for m in moves {
+            let t = &expected[m["to"].as_u64().expect("to") as usize];
+            assert_eq!(m["outcome"], t[4].as_str());
+        }
+    }
+}
+
+/// Query bodies, small (one response) and large (streamed in chunks), come back as the bytes
+/// `grundy query` writes; a sums game's positions give the sums of their moves.
+#[test]
+fn query_bodies_are_the_query_rows_byte_for_byte() {
+    let dir = tempdir();
+    let mut rng = Rng::new(32);
+    let case = random_case(&mut rng, 3000, 5, 0, 1);
+    let text = write_file(dir.path(), "game.txt", &write_messy(&mut rng, &[case], false));
+    let index = dir.path().join("game.grundy");
+    run(&["index", s(&text), "-o", s(&index)], None).ok();
+    let server = Server::start(&index, &[]);
+    for count in [1, 50, 40_000] {
+        let queries: Vec<Vec<u32>> = (0..count)
+            .map(|_| (0..1 + rng.below(4)).map(|_| rng.below(3000) as u32).collect())
+            .collect();
+        let body = query_lines(&queries);
+        let file = write_file(dir.path(), "queries.txt", body.as_bytes());
+        let expected = run(&["query", s(&index), s(&file)], None).ok();
+        let response = server.request("POST", "/v1/query", body.as_bytes());
+        assert_eq!(response.status, 200);
+        assert!(response.complete, "{count} queries");
+        assert_eq!(response.header("content-type"), Some("text/csv; charset=utf-8"));
+        assert_eq!(String::from_utf8(response.body).expect("UTF-8"), expected, "{count} queries");
+    }
+}
+
+/// `/v1/stats` is `stats --json` of the index without the times; the OpenAPI description
+/// names every route; the page holds a chart per histogram, one bar per value.
+#[test]
+fn stats_openapi_and_page_describe_the_game() {
+    let dir = tempdir();
+    let mut rng = Rng::new(33);
+    let cases: Vec<_> = (0..2).map(|_| random_case(&mut rng, 200, 3, 20, 3)).collect();
+    let text = write_file(dir.path(), "game.txt", &write_messy(&mut rng, &cases, false));
+    let index = dir.path().join("game.grundy");
+    run(&["index", s(&text), "-o", s(&index)], None).ok();
+    let mut cli: serde_json::Value =
+        serde_json::from_str(&run(&["stats", "--json", s(&index)], None).ok()).expect("JSON");
+    fn strip(v: &mut serde_json::Value) {
+        if let Some(map) = v.as_object_mut() {
+            map.remove("seconds");
+            map.remove("peak_memory_bytes");
+            map.values_mut().for_each(strip);
+        } else if let Some(list) = v.as_array_mut() {
+            list.iter_mut().for_each(strip);
+        }
+    }
+    strip(&mut cli);
+    let server = Server::start(&index, &[]);
+    assert_eq!(server.get("/v1/stats").json(), cli);
+    let api = server.get("/v1/openapi.json").json();
+    assert_eq!(api["openapi"], "3.0.3");
+    for path in ["/v1/position/{case}/{node}", "/v1/query", "/v1/stats", "/v1/openapi.json", "/"] {
+        assert!(api["paths"].get(path).is_some(), "{path}");
+    }
+    let page = server.get("/");
+    assert_eq!(page.header("content-type"), Some("text/html; charset=utf-8"));
+    let page = String::from_utf8(page.body).expect("UTF-8");
+    for (chart, histogram) in [("grundy", "grundy_histogram"), ("level", "level_histogram")] {
+        let bars = cli["total"][histogram].as_array().expect("histogram").len();
+        let at = page.find(&format!("<svg id=\"chart-{chart}\"")).expect(chart);
+        let svg = &page[at..at + page[at..].find("</svg>").expect("end")];
+        assert_eq!(svg.matches("<rect class=\"bar\"").count(), bars.min(64), "{chart}");
+    }
+    assert!(page.contains("<svg id=\"chart-out-degree\""));
+    assert!(page.contains("id=\"explorer\""));
+}
+
+/// Faults are JSON with a status: bad ids 400, missing ones 404, a garbage body 400 with the
+/// CLI's line and column, a body over the limit 413 (declared or not), an unknown route
+/// 404; and the server goes on answering.
+#[test]
+fn faults_are_statuses_with_json_errors() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", b"3\n2 1 2\n1 2\n0\n");
+    let server = Server::start(&game, &["--body-limit", "1K"]);
+    assert!(server.get("/v1/position/x/0").fault(400).contains("`x` is not a number"));
+    assert!(server.get("/v1/position/1/-1").fault(400).contains("`-1`"));
+    assert_eq!(
+        server.get("/v1/position/2/0").fault(404),
+        format!("no case 2: {} holds cases 1 to 1", game.display())
+    );
+    assert_eq!(
+        server.get("/v1/position/1/3").fault(404),
+        "case 1 has no node 3: its nodes are 0 to 2"
+    );
+    assert!(server.get("/v2/anything").fault(404).contains("no such route"));
+    let garbage = server.request("POST", "/v1/query", b"1 0\n2 1 zz\n");
+    assert!(garbage.fault(400).starts_with("<body>:2:5: "), "{garbage:?}");
+    let out_of_range = server.request("POST", "/v1/query", b"1 7\n");
+    assert!(out_of_range.fault(400).starts_with("<body>:1:3: "), "{out_of_range:?}");
+    let big = "1 0\n".repeat(300);
+    assert!(server.request("POST", "/v1/query", big.as_bytes()).fault(413).contains("1024 bytes"));
+    // Chunked, so the server learns the size only by reading.
+    let mut stream = server.connect();
+    let head = "POST /v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+                Transfer-Encoding: chunked\r\n\r\n";
+    stream.write_all(head.as_bytes()).expect("head");
+    for _ in 0..4 {
+        let _ = stream.write_all(format!("{:x}\r\n{}\r\n", 400, "1 0\n".repeat(100)).as_bytes());
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
+    assert!(read_response(&mut stream).fault(413).contains("--body-limit"));
+    let fine = server.request("POST", "/v1/query", b"1 0\n");
+    assert_eq!(
+        String::from_utf8(fine.body).expect("UTF-8"),
+        run(&["query", s(&game), "-"], Some(b"1 0\n")).ok()
+    );
+}
+
+/// A request that takes longer than --timeout is cut with a 503; a client holding the only
+/// connection (--connections 1) keeps the next one waiting until it leaves.
+#[test]
+fn slow_requests_time_out_and_connections_are_capped() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", b"2\n1 1\n0\n");
+    let server = Server::start(&game, &["--timeout", "0.5", "--connections", "1"]);
+    let mut slow = server.connect();
+    let head = "POST /v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 100\r\n\r\n1 0\n";
+    slow.write_all(head.as_bytes()).expect("head");
+    let started = std::time::Instant::now();
+    assert!(read_response(&mut slow).fault(503).contains("--timeout"));
+    assert!(started.elapsed() >= Duration::from_millis(400), "{:?}", started.elapsed());
+    let holder = server.connect();
+    let mut waiting = server.connect();
+    waiting
+        .write_all(b"GET /v1/position/1/0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .expect("get");
+    waiting.set_read_timeout(Some(Duration::from_millis(200))).expect("timeout");
+    let mut byte = [0u8; 1];
+    assert!(waiting.read(&mut byte).is_err(), "answered while the only connection was taken");
+    drop(holder);
+    waiting.set_read_timeout(Some(Duration::from_secs(60))).expect("timeout");
+    assert_eq!(read_response(&mut waiting).json()["grundy"], 1);
+}
+
+/// SIGTERM while a request is in flight: the request is answered in full, the server exits 0
+/// and takes no new connection.
+#[test]
+fn sigterm_finishes_the_requests_in_flight() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", b"3\n2 1 2\n1 2\n0\n");
+    let mut server = Server::start(&game, &[]);
+    let body = "1 0\n2 0 1\n1 2\n";
+    let mut stream = server.connect();
+    let head = format!(
+        "POST /v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("head");
+    stream.write_all(&body.as_bytes()[..5]).expect("part");
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = server.child.id().to_string();
+    let killed = std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill");
+    assert!(killed.success());
+    std::thread::sleep(Duration::from_millis(300));
+    stream.write_all(&body.as_bytes()[5..]).expect("rest");
+    let response = read_response(&mut stream);
+    assert_eq!(response.status, 200);
+    let expected = run(&["query", s(&game), "-"], Some(body.as_bytes())).ok();
+    assert_eq!(String::from_utf8(response.body).expect("UTF-8"), expected);
+    let status = server.child.wait().expect("exits");
+    assert_eq!(status.code(), Some(0), "{:?}", server.stderr_lines());
+    assert!(TcpStream::connect(("127.0.0.1", server.port)).is_err());
+}
+
+/// Loopback by default; another address only when asked, with a warning; and a build's
+/// flags checked before anything listens.
+#[test]
+fn other_addresses_are_warned_about_and_bad_flags_refused() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", b"2\n1 1\n0\n");
+    let server = Server::start_on("0.0.0.0:0", &game, &[]);
+    assert!(server.said.iter().any(|l| l.starts_with("warning: listening on 0.0.0.0:0")));
+    assert!(Server::start(&game, &[]).said.is_empty());
+    assert_eq!(server.get("/v1/position/1/1").json()["outcome"], "LOSE");
+    drop(server);
+    let run_err = run(&["serve", s(&game), "--listen", "0.0.0.0:0", "--timeout", "0"], None);
+    assert_eq!(run_err.code, 2, "{}", run_err.stderr);
+    assert!(run_err.stderr.contains("--timeout"));
+    let missing = run(&["serve", s(&dir.path().join("none.txt"))], None);
+    assert!(missing.error_line().contains("none.txt"));
+    let listen = run(&["serve", s(&game), "--listen", "localhost"], None);
+    assert_eq!(listen.code, 2, "{}", listen.stderr);
+}
