@@ -331,3 +331,34 @@ fn crosses_is_treblecross_shifted_by_two() {
         assert_eq!(g, octal[n + 2], "strip {n}");
     }
 }
+
+/// `--histogram` counts each value among G(0..2^k) for every power of two up to N + 1 and at
+/// N + 1, as the table's own rows count them; past a proved period too (0.77 stops early,
+/// the period gives the rest).
+#[test]
+fn the_histogram_counts_the_tables_values_up_to_each_power_of_two() {
+    for (code, n) in [("0.6", 3000usize), ("0.77", 5000), ("0.137", 1023)] {
+        let dir = tempdir();
+        let counts = dir.path().join("h.csv");
+        let counts_arg = counts.to_str().expect("UTF-8 path");
+        let Octal { table, .. } =
+            octal("2", code, &["-n", &n.to_string(), "--histogram", counts_arg]);
+        assert_eq!(table.len(), n + 1);
+        let mut expected = String::from("heaps,grundy,count\n");
+        let mut bounds: Vec<usize> =
+            (0..).map(|k| 1usize << k).take_while(|&b| b <= n + 1).collect();
+        if bounds.last() != Some(&(n + 1)) {
+            bounds.push(n + 1);
+        }
+        for heaps in bounds {
+            let mut by_value = std::collections::BTreeMap::new();
+            for &g in &table[..heaps] {
+                *by_value.entry(g).or_insert(0u64) += 1;
+            }
+            for (g, c) in by_value {
+                expected.push_str(&format!("{heaps},{g},{c}\n"));
+            }
+        }
+        assert_eq!(std::fs::read_to_string(&counts).expect("the histogram"), expected, "{code}");
+    }
+}

@@ -394,8 +394,9 @@ fn faults_are_statuses_with_json_errors() {
     );
 }
 
-/// A request that takes longer than --timeout is cut with a 503; a client holding the only
-/// connection (--connections 1) keeps the next one waiting until it leaves.
+/// A request that takes longer than --timeout is cut with a 503, and a connection that sends
+/// nothing is closed after it; a client holding the only connection (--connections 1) keeps
+/// the next one waiting until it leaves.
 #[test]
 fn slow_requests_time_out_and_connections_are_capped() {
     let dir = tempdir();
@@ -407,6 +408,11 @@ fn slow_requests_time_out_and_connections_are_capped() {
     let started = std::time::Instant::now();
     assert!(read_response(&mut slow).fault(503).contains("--timeout"));
     assert!(started.elapsed() >= Duration::from_millis(400), "{:?}", started.elapsed());
+    let mut idle = server.connect();
+    let mut nothing = Vec::new();
+    assert_eq!(idle.read_to_end(&mut nothing).expect("closed by the server"), 0);
+    // A connection that sends nothing is closed after --timeout: a longer one for the cap.
+    let server = Server::start(&game, &["--timeout", "10", "--connections", "1"]);
     let holder = server.connect();
     let mut waiting = server.connect();
     waiting
@@ -468,4 +474,52 @@ fn other_addresses_are_warned_about_and_bad_flags_refused() {
     assert!(missing.error_line().contains("none.txt"));
     let listen = run(&["serve", s(&game), "--listen", "localhost"], None);
     assert_eq!(listen.code, 2, "{}", listen.stderr);
+}
+
+/// A sums game's moves lead to sums: `to` lists the parts, `grundy` is their XOR of the
+/// values `values --format sums` gives, `outcome` follows from it, the LOSE ones first.
+#[test]
+fn sums_positions_move_to_the_sums_of_their_parts() {
+    let dir = tempdir();
+    let mut rng = Rng::new(34);
+    let n = 50u32;
+    // Node i moves to sums of later nodes only: acyclic.
+    let moves: Vec<Vec<Vec<u32>>> = (0..n)
+        .map(|i| {
+            let later = (n - i - 1) as u64;
+            let count = if later == 0 { 0 } else { rng.below(4) };
+            (0..count)
+                .map(|_| (0..rng.below(3)).map(|_| i + 1 + rng.below(later) as u32).collect())
+                .collect()
+        })
+        .collect();
+    let mut text = format!("{n}\n");
+    for node in &moves {
+        text.push_str(&node.len().to_string());
+        for parts in node {
+            let items: Vec<String> = parts.iter().map(u32::to_string).collect();
+            text.push_str(&format!(" {} {}", parts.len(), items.join(" ")));
+        }
+        text.push('\n');
+    }
+    let game = write_file(dir.path(), "sums.txt", text.as_bytes());
+    let values: Vec<u32> = rows(&run(&["values", "--format", "sums", s(&game)], None).ok())
+        .iter()
+        .map(|r| r[2].parse().expect("a value"))
+        .collect();
+    let server = Server::start(&game, &["--format", "sums"]);
+    for (v, node) in moves.iter().enumerate() {
+        let p = server.get(&format!("/v1/position/1/{v}")).json();
+        assert_eq!(p["grundy"], values[v]);
+        let xor = |parts: &[u32]| parts.iter().fold(0, |x, &q| x ^ values[q as usize]);
+        let mut expected: Vec<&Vec<u32>> = node.iter().collect();
+        expected.sort_by_key(|parts| xor(parts) != 0);
+        let got = p["moves"].as_array().expect("moves");
+        assert_eq!(got.len(), expected.len());
+        for (m, parts) in got.iter().zip(expected) {
+            assert_eq!(m["to"], serde_json::json!(parts), "node {v}");
+            assert_eq!(m["grundy"], xor(parts));
+            assert_eq!(m["outcome"], if xor(parts) == 0 { "LOSE" } else { "WIN" });
+        }
+    }
 }

@@ -132,6 +132,11 @@ pub struct OctalArgs {
     /// Draw G(n) against n as SVG.
     #[arg(long, value_name = "SEQ.svg")]
     pub plot: Option<PathBuf>,
+    /// Write how often each value occurs among G(0..2^k), for each power of two up to N + 1
+    /// and at N + 1 (the form published record tables take), as CSV `heaps,grundy,count`:
+    /// the heaps 0 to heaps - 1 counted (written whole or not at all).
+    #[arg(long, value_name = "COUNTS.csv")]
+    pub histogram: Option<PathBuf>,
     /// Use the plain method (every move of every heap), the sparse method's twin.
     #[arg(long, hide = true)]
     pub naive: bool,

@@ -15,7 +15,11 @@ use grundy::octal::{self, Code, Method, Sequence};
 pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
     let code = Code::parse(&args.code, args.hex)
         .map_err(|e| Error::Code { code: args.code.clone(), message: e.to_string() })?;
-    let outputs = [("-o", args.output.as_deref()), ("--plot", args.plot.as_deref())];
+    let outputs = [
+        ("-o", args.output.as_deref()),
+        ("--plot", args.plot.as_deref()),
+        ("--histogram", args.histogram.as_deref()),
+    ];
     crate::app::cmd::refuse_clobbering(&[], &outputs)?;
     let progress = Progress::new(config.progress);
     let method = if args.naive { Method::Naive } else { Method::Sparse };
@@ -35,6 +39,11 @@ pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
     if let Some(path) = args.output.as_deref() {
         let mut sink = Sink::open(Some(path))?;
         write_table(&mut sink, &sequence, last)?;
+        files.push(sink);
+    }
+    if let Some(path) = args.histogram.as_deref() {
+        let mut sink = Sink::open(Some(path))?;
+        write_histogram(&mut sink, &sequence, last)?;
         files.push(sink);
     }
     if let Some((path, text)) = &plot {
@@ -69,6 +78,30 @@ fn write_table(sink: &mut Sink, sequence: &Sequence, last: usize) -> Result<(), 
         text.push_str(b.format(g));
         text.push('\n');
         if text.len() >= TABLE_CHUNK {
+            sink.put(text.as_bytes())?;
+            text.clear();
+        }
+    }
+    Ok(sink.put(text.as_bytes())?)
+}
+
+/// Writes the CSV `heaps,grundy,count` of G(0..=last) to `sink`: at each power of two `2^k`
+/// up to `last + 1`, and at `last + 1`, how many of the heaps below it have each value (the
+/// values that occur, in increasing order).
+fn write_histogram(sink: &mut Sink, sequence: &Sequence, last: usize) -> Result<(), Error> {
+    let mut text = String::from("heaps,grundy,count\n");
+    let mut counts: Vec<u64> = Vec::new();
+    for (n, g) in sequence.extended(last).enumerate() {
+        let g = g as usize;
+        if counts.len() <= g {
+            counts.resize(g + 1, 0);
+        }
+        counts[g] += 1;
+        let heaps = n + 1;
+        if heaps.is_power_of_two() || n == last {
+            for (value, &count) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+                let _ = writeln!(text, "{heaps},{value},{count}");
+            }
             sink.put(text.as_bytes())?;
             text.clear();
         }
