@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock};
 use grundy::answer::{self, Outcome};
 use grundy::eval::Values;
 use grundy::graph::{GameGraph, Offset};
+use grundy::play::{Measures, Play};
 use grundy::report::stats::{CaseStats, Outcomes};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -53,6 +54,9 @@ type Labelling<'py> = (
     Bound<'py, PyArray1<u32>>,
 );
 
+/// What a batch of queries came to under a play: each verdict's word, and each query's moves.
+type PlayAnswers = (Vec<&'static str>, Vec<Vec<(u32, u32)>>);
+
 /// What a batch of queries came to: each outcome's word, and each winning move when asked.
 type Answers = (Vec<&'static str>, Option<Vec<Option<(u32, u32)>>>);
 
@@ -92,6 +96,18 @@ impl Graph {
             cycle_error(py, text, cycle.0)
         })?;
         Ok((self.game.values.get_or_init(|| values), levels))
+    }
+
+    /// What `play` computes of every node (remoteness, suspense, misère numbers), from the
+    /// levels of the acyclic game.
+    fn measures(&self, py: Python<'_>, play: Play, threads: Option<usize>) -> PyResult<Measures> {
+        let (_, levels) = self.values(py, true, threads)?;
+        let levels = levels.unwrap_or_default();
+        let game = Arc::clone(&self.game);
+        run(py, threads, move |exec, _| {
+            let levels = grundy::exec::play::levels_of(&levels);
+            with_csr!(&game.graph, g => Measures::of(play, g, &levels, exec))
+        })
     }
 
     /// The labels of the loopy game (cycles allowed), computed on the first call.
@@ -285,6 +301,63 @@ impl Graph {
         }))
     }
 
+    /// What `play` (`misere`, `conjunctive`, `continued`) computes of every node: the misère
+    /// Grundy values and the nim heaps the nodes equal (`u32::MAX`: none known), or the
+    /// remoteness, or the suspense (then no second array).
+    #[pyo3(signature = (play, threads=None))]
+    fn play_numbers<'py>(
+        &self,
+        py: Python<'py>,
+        play: &str,
+        threads: Option<usize>,
+    ) -> PyResult<Evaluation<'py>> {
+        let play = play_of(play)?;
+        Ok(match self.measures(py, play, threads)? {
+            Measures::Remoteness(n) | Measures::Suspense(n) => (PyArray1::from_vec(py, n), None),
+            Measures::Misere(m) => {
+                let grundy: Vec<u32> = m.iter().map(|x| x.grundy).collect();
+                let heaps: Vec<u32> = m.iter().map(|x| x.heap).collect();
+                (PyArray1::from_vec(py, grundy), Some(PyArray1::from_vec(py, heaps)))
+            }
+            Measures::None => {
+                let (values, _) = self.values(py, false, threads)?;
+                (PyArray1::from_slice(py, &values.to_u32()), None)
+            }
+        })
+    }
+
+    /// The verdicts of queries (as in `answer`) under `play`, `WIN`, `LOSE` or (misère)
+    /// `UNDECIDED`, and the winning moves of each: one `(from, to)` per token that moves, the
+    /// CLI's `moves` column (empty unless a WIN).
+    #[pyo3(signature = (indptr, tokens, play, threads=None))]
+    fn play_answer(
+        &self,
+        py: Python<'_>,
+        indptr: PyReadonlyArray1<'_, i64>,
+        tokens: PyReadonlyArray1<'_, i64>,
+        play: &str,
+        threads: Option<usize>,
+    ) -> PyResult<PlayAnswers> {
+        let play = play_of(play)?;
+        let n = node_count(self.game.graph.node_count())?;
+        let (indptr, tokens) = (contiguous(&indptr, "indptr")?, contiguous(&tokens, "tokens")?);
+        let (bounds, tokens) = arrays::queries(indptr, tokens, n)?;
+        let measures = self.measures(py, play, threads)?;
+        let (values, _) = self.values(py, false, threads)?;
+        let graph = &self.game.graph;
+        Ok(py.detach(|| {
+            let answers: Vec<grundy::play::Answer> = bounds
+                .windows(2)
+                .map(|w| {
+                    let tokens = &tokens[w[0]..w[1]];
+                    with_csr!(graph, g => grundy::play::sums::answer(play, (g, values, &measures), tokens))
+                })
+                .collect();
+            let words = answers.iter().map(|a| a.verdict.word()).collect();
+            (words, answers.into_iter().map(|a| a.moves).collect())
+        }))
+    }
+
     /// The fields of `grundy stats --json` for this graph, as a JSON object; with `loopy`,
     /// as a loopy game's (no levels; the count of infinite nodes).
     #[pyo3(signature = (loopy=false, threads=None))]
@@ -313,4 +386,14 @@ impl Graph {
         serde_json::to_string(&stats)
             .map_err(|e| PyValueError::new_err(format!("cannot write the statistics: {e}")))
     }
+}
+
+/// The play `name` names, as `--play` takes it.
+fn play_of(name: &str) -> PyResult<Play> {
+    let plays = [Play::Normal, Play::Misere, Play::Conjunctive, Play::Continued, Play::Selective];
+    plays.into_iter().find(|p| p.name() == name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "play {name:?}: expected normal, misere, conjunctive, continued or selective"
+        ))
+    })
 }

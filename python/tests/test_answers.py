@@ -207,3 +207,70 @@ def test_a_cyclic_game_answers_only_as_a_loopy_one():
     with pytest.raises(grundy.CycleError):
         g.stats()
     assert g.stats(loopy=True)["infinite"] == 0
+
+
+def remoteness(lists):
+    """Steinhaus's remoteness by its definition: 0 at a sink; else 1 + the least even
+    remoteness of a move when there is one (the mover wins as fast as they can), else 1 +
+    the largest (they lose as slowly as they can)."""
+    memo = {}
+
+    def r(v):
+        if v not in memo:
+            after = [r(w) for w in lists[v]]
+            even = [x for x in after if x % 2 == 0]
+            memo[v] = 0 if not after else 1 + (min(even) if even else max(after))
+        return memo[v]
+
+    return [r(v) for v in range(len(lists))]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_conjunctive_play_is_the_remoteness_of_the_definition(seed):
+    rng = random.Random(100 + seed)
+    n = rng.randint(1, 80)
+    lists = random_dag(rng, n, rng.choice([1, 3]))
+    g = grundy.Graph.from_csr(*csr_of(lists))
+    want = remoteness(lists)
+    assert g.play("conjunctive").tolist() == want
+    queries = [[rng.randrange(n) for _ in range(rng.randint(1, 3))] for _ in range(100)]
+    # A conjunctive sum ends with its fastest token: a WIN when the least remoteness is odd.
+    expected = ["WIN" if min(want[p] for p in q) % 2 else "LOSE" for q in queries]
+    assert g.outcomes(queries, play="conjunctive") == expected
+    for q, moves, word in zip(queries, g.winning_moves(queries, play="conjunctive"), expected):
+        # Every token moves, each to a position one nearer the end.
+        assert len(moves) == (len(q) if word == "WIN" else 0)
+        for start, to in moves:
+            assert to in lists[start] and want[to] + 1 == want[start]
+
+
+@pytest.mark.parametrize("play,column", [("conjunctive", "remoteness"), ("continued", "suspense"),
+                                         ("misere", "misere_grundy")])
+def test_plays_are_the_command_lines(tmp_path, play, column):
+    graph, queries = tmp_path / "g.txt", tmp_path / "q.txt"
+    cli("generate", "-n", "400", "--avg-degree", "2", "--seed", "11", "-o", str(graph))
+    rows = list(csv.DictReader(io.StringIO(cli("values", "--play", play, str(graph)))))
+    g = grundy.read(graph)
+    numbers = g.play(play)
+    if play == "misere":
+        assert isinstance(numbers, grundy.Misere)
+        heaps = [int(r["misere_heap"]) if r["misere_heap"] else grundy.NO_HEAP for r in rows]
+        assert numbers.heaps.tolist() == heaps
+        numbers = numbers.values
+    assert numbers.tolist() == [int(r[column]) for r in rows]
+    rng = random.Random(11)
+    asked = [[rng.randrange(400) for _ in range(rng.randint(1, 3))] for _ in range(300)]
+    queries.write_text("".join(f"{len(q)} {' '.join(map(str, q))}\n" for q in asked))
+    answers = list(csv.DictReader(io.StringIO(cli("query", "--play", play, str(graph), str(queries)))))
+    assert g.outcomes(asked, play=play) == [r["result"] for r in answers]
+    want = [list(zip(map(int, r["move_from"].split()), map(int, r["move_to"].split()))) for r in answers]
+    assert g.winning_moves(asked, play=play) == want
+
+
+def test_bad_plays_are_refused():
+    g = grundy.Graph.from_csr(*csr_of([[1], []]))
+    with pytest.raises(ValueError, match="expected normal, misere"):
+        g.play("nim")
+    with pytest.raises(ValueError, match="not with loopy"):
+        g.outcomes([[0]], loopy=True, play="misere")
+    assert g.play("normal").tolist() == g.values().tolist()

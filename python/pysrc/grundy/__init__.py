@@ -31,6 +31,8 @@ __all__ = [
     "Octal",
     "Period",
     "INFINITE",
+    "Misere",
+    "NO_HEAP",
     "from_networkx_labelled",
     "octal",
     "read",
@@ -63,6 +65,22 @@ class Loopy(NamedTuple):
         """The K set of position ``v``: its moves' finite values, ascending (empty when ``v``
         is finite)."""
         return self.k_values[self.k_indptr[v] : self.k_indptr[v + 1]]
+
+
+NO_HEAP = 2**32 - 1
+"""The heap :meth:`Graph.play` gives a misère position equal to no known nim heap."""
+
+
+class Misere(NamedTuple):
+    """A game's misère numbers (Conway's genus, its first term): who wins one token, and
+    which nim heap a position equals in misère play, where it equals one."""
+
+    values: np.ndarray
+    """``uint32``: each position's misère Grundy value, 0 exactly when the player to move
+    loses."""
+    heaps: np.ndarray
+    """``uint32``: the nim heap each position equals in misère play, :data:`NO_HEAP` where
+    none is known."""
 
 
 class Period(NamedTuple):
@@ -172,18 +190,44 @@ class Graph:
         K sets. An acyclic game's are its :meth:`values`, none infinite."""
         return Loopy(*self._g.label(threads))
 
-    def outcomes(self, queries, loopy: bool = False, threads: int | None = None) -> list[str]:
+    def outcomes(
+        self, queries, loopy: bool = False, threads: int | None = None, play: str = "normal"
+    ) -> list[str]:
         """``"WIN"`` or ``"LOSE"`` for the player to move in each query: a list of positions
         (tokens, one per game of the sum), or a 2-D integer array of them (a 1-D array: one
         token per query). With ``loopy``, as a loopy game: ``"DRAW"`` where neither player
-        can force a win."""
+        can force a win. With ``play`` (``"misere"``, ``"conjunctive"``, ``"continued"``,
+        ``"selective"``: the CLI's ``--play``, acyclic games only), the tokens played that way;
+        misère play gives ``"UNDECIDED"`` where the theory does not decide the sum."""
+        if play != "normal":
+            return self._play(queries, loopy, play, threads)[0]
         return self._g.answer(*_queries(queries), loopy, False, threads)[0]
 
-    def winning_moves(self, queries, loopy: bool = False, threads: int | None = None) -> list:
+    def winning_moves(
+        self, queries, loopy: bool = False, threads: int | None = None, play: str = "normal"
+    ) -> list:
         """For each query (as in :meth:`outcomes`), a winning move ``(from, to)``: a token on
         ``from`` moves to ``to`` and leaves the opponent a LOSE; ``None`` where there is none
-        (a LOSE or a DRAW). The move the CLI's ``move_from`` and ``move_to`` columns give."""
+        (a LOSE or a DRAW). The move the CLI's ``move_from`` and ``move_to`` columns give.
+        With ``play`` other than ``"normal"``, a list of moves per query instead (one per
+        token that moves, as the CLI's ``moves`` column; empty unless a WIN)."""
+        if play != "normal":
+            return self._play(queries, loopy, play, threads)[1]
         return self._g.answer(*_queries(queries), loopy, True, threads)[1]
+
+    def play(self, play: str, threads: int | None = None):
+        """What a play computes of every position, as ``values --play`` writes it: the
+        remoteness (``"conjunctive"``) or the suspense (``"continued"``), a ``uint32`` array;
+        for ``"misere"`` a :class:`Misere` of the misère Grundy values and the nim heaps the
+        positions equal (:data:`NO_HEAP` where none is known); for ``"normal"`` and
+        ``"selective"`` the Grundy values."""
+        numbers, heaps = self._g.play_numbers(play, threads)
+        return Misere(numbers, heaps) if heaps is not None else numbers
+
+    def _play(self, queries, loopy: bool, play: str, threads: int | None):
+        if loopy:
+            raise ValueError(f"play={play!r} is for acyclic games: not with loopy=True")
+        return self._g.play_answer(*_queries(queries), play, threads)
 
     def stats(self, loopy: bool = False, threads: int | None = None) -> dict:
         """The statistics ``grundy stats --json`` gives a case, as a dict: sizes, degrees,

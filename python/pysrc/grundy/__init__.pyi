@@ -13,6 +13,12 @@ class CycleError(ValueError):
 
     cycle: list[int]
 
+NO_HEAP: int
+
+class Misere(NamedTuple):
+    values: npt.NDArray[np.uint32]
+    heaps: npt.NDArray[np.uint32]
+
 class Loopy(NamedTuple):
     values: npt.NDArray[np.uint32]
     infinite: npt.NDArray[np.bool_]
@@ -50,11 +56,22 @@ class Graph:
     def levels(self, threads: int | None = None) -> npt.NDArray[np.uint32]: ...
     def loopy(self, threads: int | None = None) -> Loopy: ...
     def outcomes(
-        self, queries: Queries, loopy: bool = False, threads: int | None = None
+        self,
+        queries: Queries,
+        loopy: bool = False,
+        threads: int | None = None,
+        play: str = "normal",
     ) -> list[str]: ...
     def winning_moves(
-        self, queries: Queries, loopy: bool = False, threads: int | None = None
-    ) -> list[tuple[int, int] | None]: ...
+        self,
+        queries: Queries,
+        loopy: bool = False,
+        threads: int | None = None,
+        play: str = "normal",
+    ) -> list[Any]: ...
+    def play(
+        self, play: str, threads: int | None = None
+    ) -> npt.NDArray[np.uint32] | Misere: ...
     def stats(self, loopy: bool = False, threads: int | None = None) -> dict[str, Any]: ...
 
 def from_networkx_labelled(G: Any) -> tuple[Graph, list[Any]]: ...
