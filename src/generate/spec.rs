@@ -1,8 +1,6 @@
 //! What `grundy generate` makes: the shapes, the node counts, the edges and queries of a
 //! [`Spec`], checked before anything is written.
 
-use super::case::Layout;
-
 /// The structure of the generated graphs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
@@ -196,6 +194,54 @@ impl Spec {
             return String::new();
         }
         format!(" with {}", limits.join(" and "))
+    }
+}
+
+/// Where each rank's out-positions may go, and how many it may take.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Layout {
+    pub(super) shape: Shape,
+    pub(super) n: u32,
+    /// Width of a layer (layered and wide shapes).
+    pub(super) width: u32,
+    pub(super) simple: bool,
+    pub(super) max_out_degree: u32,
+}
+
+impl Layout {
+    pub(super) fn new(spec: &Spec, n: u32) -> Layout {
+        let width = match spec.shape {
+            Shape::Layered => ((n as f64).sqrt() as u32).max(1),
+            _ => n.div_ceil(8).max(1),
+        };
+        let max_out_degree = spec.max_out_degree.unwrap_or(u32::MAX);
+        Layout { shape: spec.shape, n, width, simple: spec.simple, max_out_degree }
+    }
+
+    /// The ranks the node at `rank` may move to: `start..start + count`.
+    pub(super) fn candidates(&self, rank: u32) -> (u32, u32) {
+        match self.shape {
+            Shape::Random | Shape::Tournament => (rank + 1, self.n - rank - 1),
+            Shape::Chain => (rank + 1, u32::from(rank + 1 < self.n)),
+            Shape::Layered | Shape::Wide => {
+                let next = (rank / self.width + 1).saturating_mul(self.width);
+                if next >= self.n {
+                    return (self.n, 0);
+                }
+                (next, self.width.min(self.n - next))
+            }
+        }
+    }
+
+    /// Most out-positions the node at `rank` may get.
+    pub(super) fn cap(&self, rank: u32) -> u32 {
+        let (_, count) = self.candidates(rank);
+        match self.shape {
+            Shape::Chain | Shape::Tournament => count,
+            _ if self.simple => count.min(self.max_out_degree),
+            _ if count > 0 => self.max_out_degree,
+            _ => 0,
+        }
     }
 }
 

@@ -11,6 +11,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+
 use crate::error::Error;
 use crate::index::{Index, IndexedCase};
 use crate::report::stats::{CaseStats, Report};
@@ -70,6 +73,26 @@ impl Game {
             cases,
         })
     }
+}
+
+/// What every handler reads: the game and the limits.
+pub struct Shared {
+    /// The game served.
+    pub game: Arc<Game>,
+    /// The largest request body taken.
+    pub body_limit: u64,
+    /// How long one request may take.
+    pub timeout: Duration,
+}
+
+/// A response of JSON text.
+pub fn json(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// A fault: `status`, and `{"error": message}`.
+pub fn error(status: StatusCode, message: &str) -> Response {
+    json(status, serde_json::json!({ "error": message }).to_string())
 }
 
 /// The `stats --json` object of `report` without its times (which describe reading the

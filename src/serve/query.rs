@@ -21,8 +21,7 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::routes::{error, Shared};
-use super::Game;
+use super::{error, Game, Shared};
 use crate::error::Error;
 use crate::exec::{self, Exec};
 use crate::io::error::IoError;

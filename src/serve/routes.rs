@@ -2,7 +2,6 @@
 //! people, and every fault a status with a JSON `error` (never a panic, never an empty 500).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::{Path, Request, State};
 use axum::http::{header, StatusCode};
@@ -11,17 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
-use super::{position, query, Game, Options};
-
-/// What every handler reads: the game and the limits.
-pub struct Shared {
-    /// The game served.
-    pub game: Arc<Game>,
-    /// The largest request body taken.
-    pub body_limit: u64,
-    /// How long one request may take.
-    pub timeout: Duration,
-}
+use super::{error, json, position, query, Game, Options, Shared};
 
 /// The OpenAPI description of the routes below.
 const OPENAPI: &str = include_str!("openapi.json");
@@ -39,16 +28,6 @@ pub fn router(game: Arc<Game>, options: &Options) -> Router {
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such route: see /v1/openapi.json") })
         .layer(middleware::from_fn_with_state(shared.clone(), deadline))
         .with_state(shared)
-}
-
-/// A response of JSON text.
-pub fn json(status: StatusCode, body: String) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-/// A fault: `status`, and `{"error": message}`.
-pub fn error(status: StatusCode, message: &str) -> Response {
-    json(status, serde_json::json!({ "error": message }).to_string())
 }
 
 /// Cuts a request that takes longer than the timeout to answer (a query's streamed rows have
