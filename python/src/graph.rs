@@ -101,6 +101,10 @@ impl Graph {
     /// What `play` computes of every node (remoteness, suspense, misère numbers), from the
     /// levels of the acyclic game.
     fn measures(&self, py: Python<'_>, play: Play, threads: Option<usize>) -> PyResult<Measures> {
+        if matches!(play, Play::Normal | Play::Selective) {
+            // The Grundy values are all they need: no levels to compute.
+            return Ok(Measures::None);
+        }
         let (_, levels) = self.values(py, true, threads)?;
         let levels = levels.unwrap_or_default();
         let game = Arc::clone(&self.game);

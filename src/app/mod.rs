@@ -20,12 +20,10 @@ use config::Config;
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> Result<(), Error> {
     let config = Config::from_cli(&cli)?;
-    if let Command::Serve(args) = &cli.command {
-        // The server stops on SIGINT and SIGTERM by finishing its requests (it writes no
-        // file), outside the pool: its requests run on threads of their own.
-        return serve::run(args, &config);
+    // The server stops on SIGINT and SIGTERM by finishing its requests (it writes no file).
+    if !matches!(cli.command, Command::Serve(_)) {
+        grundy::io::signals::install();
     }
-    grundy::io::signals::install();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()

@@ -71,10 +71,8 @@ async fn position(
         // Serializing plain numbers, strings and vectors cannot fail.
         Some(p) => json(StatusCode::OK, serde_json::to_string(&p).expect("JSON of plain data")),
         None => {
-            let nodes = indexed.graph.node_count();
-            let message = format!("case {number} has no node {node}: its nodes are 0 to {}", {
-                nodes as i64 - 1
-            });
+            let last = indexed.graph.node_count() as i64 - 1;
+            let message = format!("case {number} has no node {node}: its nodes are 0 to {last}");
             error(StatusCode::NOT_FOUND, &message)
         }
     }

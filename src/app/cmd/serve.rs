@@ -1,5 +1,6 @@
 //! `grundy serve`: the flags checked, the game opened (an index, or a text game indexed in
-//! memory), and the library's server started ([`grundy::serve`]).
+//! memory) on the command's pool, and the library's server started ([`grundy::serve`]), whose
+//! requests run on threads of their own.
 
 use crate::app::cli::ServeArgs;
 use crate::app::config::Config;
@@ -66,13 +67,9 @@ fn open(args: &ServeArgs, config: &Config) -> Result<grundy::index::Index, Error
     let format = crate::app::config::format(&args.format)?;
     super::check_loopy(args.loopy, format, false)?;
     let progress = grundy::io::progress::Progress::new(config.progress);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .build()
-        .map_err(|e| Error::Threads { threads: config.threads, reason: e.to_string() })?;
     let mut bytes = Vec::new();
     let how = (config.exec, format, args.loopy, &[][..]);
-    pool.install(|| grundy::exec::index(&input, how, &mut bytes, &progress))?;
+    grundy::exec::index(&input, how, &mut bytes, &progress)?;
     progress.finish();
     Index::open(&grundy::Input::from_bytes(input.name(), bytes), false)
 }
