@@ -50,6 +50,14 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// An octal checkpoint cannot be gone on from: truncated, corrupt, of another game.
+    #[error("{path}: {message}")]
+    Checkpoint {
+        /// The checkpoint file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A Parquet or Arrow IPC output could not be encoded (its writes failing are `Io`).
     #[error("{path}: cannot write {format}: {message}")]
     Columnar {

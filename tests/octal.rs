@@ -362,3 +362,100 @@ fn the_histogram_counts_the_tables_values_up_to_each_power_of_two() {
         assert_eq!(std::fs::read_to_string(&counts).expect("the histogram"), expected, "{code}");
     }
 }
+
+/// `--checkpoint`: a run killed (SIGKILL) once its checkpoint is on disk, started again with
+/// the same command, says where it goes on from and writes the bytes of a run never stopped;
+/// the checkpoint is gone once the run ends.
+#[test]
+fn a_run_killed_and_started_again_from_its_checkpoint_writes_the_same_bytes() {
+    let dir = tempdir();
+    let path = |name: &str| dir.path().join(name).to_str().expect("UTF-8 path").to_string();
+    let (ck, table, counts) = (path("ck"), path("t.csv"), path("h.csv"));
+    let n = "400000";
+    let args = |table: &str, counts: &str| {
+        let mut args = vec!["--threads", "1", "octal", "0.6", "-n", n, "-o", table];
+        args.extend(["--histogram", counts, "--checkpoint", &ck, "--checkpoint-every", "0"]);
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let whole =
+        run(&["octal", "0.6", "-n", n, "-o", &path("w.csv"), "--histogram", &path("w.h")], None);
+    whole.ok();
+    let mut child = grundy()
+        .args(args(&table, &counts))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("binary starts");
+    let start = std::time::Instant::now();
+    // Killed once the checkpoint holds more than 2^16 values (2 bytes each).
+    while std::fs::metadata(&ck).map_or(0, |m| m.len()) < 1 << 17 {
+        assert!(start.elapsed().as_secs() < 60, "no checkpoint written");
+        assert!(child.try_wait().expect("the run").is_none(), "ended before a checkpoint");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("the killed run");
+    assert!(!std::path::Path::new(&table).exists(), "a killed run left a table");
+    let args = args(&table, &counts);
+    let again = run(&args.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let heaps: usize = again
+        .stderr
+        .strip_prefix(&format!("grundy: going on from {ck}: G(0..="))
+        .and_then(|rest| rest.strip_suffix(") computed before\n"))
+        .and_then(|h| h.parse().ok())
+        .unwrap_or_else(|| panic!("no note of the checkpoint: {}", again.stderr));
+    assert!(heaps > 60_000 && heaps < 400_000, "went on from {heaps}");
+    let read = |p: &str| std::fs::read(p).expect("an output");
+    assert!(read(&table) == read(&path("w.csv")), "the tables differ");
+    assert!(read(&counts) == read(&path("w.h")), "the histograms differ");
+    assert!(!std::path::Path::new(&ck).exists(), "the checkpoint outlived the run");
+}
+
+/// A checkpoint that is not a whole one of this code is refused with one line, exit 1, and
+/// nothing written: damaged anywhere, cut short, of another code, not a checkpoint at all.
+#[test]
+fn a_damaged_or_foreign_checkpoint_is_refused() {
+    let dir = tempdir();
+    let ck = dir.path().join("ck");
+    let ck_arg = ck.to_str().expect("UTF-8 path");
+    let table = dir.path().join("t.csv");
+    let table_arg = table.to_str().expect("UTF-8 path");
+    // A checkpoint of 0.007 to a heap count past 2^16, from a run killed as soon as one exists.
+    let mut child = grundy()
+        .args(["octal", "0.007", "-n", "3000000", "--checkpoint", ck_arg])
+        .args(["--checkpoint-every", "0"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("binary starts");
+    while !ck.exists() {
+        assert!(child.try_wait().expect("the run").is_none(), "ended before a checkpoint");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("the killed run");
+    let good = std::fs::read(&ck).expect("the checkpoint");
+    let mut bad: Vec<(Vec<u8>, &str)> = vec![
+        (good[..good.len() - 1].to_vec(), "truncated"),
+        (good[..20].to_vec(), "truncated"),
+        (b"n,grundy\n0,0\n".to_vec(), "not a grundy octal checkpoint"),
+        ([&good[..], b"x"].concat(), "more than its header says"),
+    ];
+    for at in [9, 13, 40, good.len() / 2, good.len() - 3] {
+        let mut flipped = good.clone();
+        flipped[at] ^= 1;
+        bad.push((flipped, ""));
+    }
+    for (bytes, words) in bad {
+        std::fs::write(&ck, &bytes).expect("a checkpoint");
+        let args = ["octal", "0.007", "-n", "100000", "--checkpoint", ck_arg, "-o", table_arg];
+        let line = run(&args, None).error_line();
+        assert!(line.starts_with(&format!("error: {ck_arg}: ")), "{line}");
+        assert!(line.contains(words), "{line}");
+        assert!(!table.exists());
+        assert_eq!(std::fs::read(&ck).expect("kept"), bytes, "a refused checkpoint was changed");
+    }
+    std::fs::write(&ck, &good).expect("a checkpoint");
+    let line = run(&["octal", "0.6", "--checkpoint", ck_arg], None).error_line();
+    assert_eq!(line, format!("error: {ck_arg}: a checkpoint of 0.007, not of 0.6"));
+}

@@ -137,6 +137,14 @@ pub struct OctalArgs {
     /// the heaps 0 to heaps - 1 counted (written whole or not at all).
     #[arg(long, value_name = "COUNTS.csv")]
     pub histogram: Option<PathBuf>,
+    /// Keep the values computed so far in FILE, written whole every --checkpoint-every
+    /// seconds; when FILE holds a checkpoint of the same code, go on from it (the outputs are
+    /// those of a run that never stopped). Removed once the run ends.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+    /// Seconds between two checkpoints.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, requires = "checkpoint")]
+    pub checkpoint_every: f64,
     /// Use the plain method (every move of every heap), the sparse method's twin.
     #[arg(long, hide = true)]
     pub naive: bool,

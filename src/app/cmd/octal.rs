@@ -2,14 +2,15 @@
 //! plot.
 
 use std::fmt::Write as _;
-use std::time::Instant;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 use crate::app::cli::OctalArgs;
 use crate::app::config::Config;
 use grundy::error::Error;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
-use grundy::octal::{self, Code, Method, Sequence};
+use grundy::octal::{self, checkpoint, Code, Keeper, Method, Prefix, Sequence};
 
 /// Runs `grundy octal` with the user's arguments.
 pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
@@ -20,13 +21,23 @@ pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
         ("--plot", args.plot.as_deref()),
         ("--histogram", args.histogram.as_deref()),
     ];
-    crate::app::cmd::refuse_clobbering(&[], &outputs)?;
-    let progress = Progress::new(config.progress);
+    let keep = [("--checkpoint", args.checkpoint.as_deref())];
+    crate::app::cmd::refuse_clobbering(&keep, &outputs)?;
+    if !(args.checkpoint_every >= 0.0 && args.checkpoint_every <= 1e9) {
+        return Err(Error::Usage("--checkpoint-every: expected seconds, 0 or more".into()));
+    }
     let method = if args.naive { Method::Naive } else { Method::Sparse };
     let start = Instant::now();
-    let sequence = octal::sequence(&code, args.n, method, &progress);
+    let sequence = match args.checkpoint.as_deref() {
+        Some(path) => from_checkpoint(&code, args, method, path, config)?,
+        None => {
+            let progress = Progress::new(config.progress);
+            let sequence = octal::sequence(&code, args.n, method, &progress);
+            progress.finish();
+            sequence
+        }
+    };
     let seconds = start.elapsed().as_secs_f64();
-    progress.finish();
     // The files show G(0..=N) as asked: where the computation stopped at a proved period,
     // the period gives the rest.
     let last = sequence.known_to(args.n);
@@ -52,6 +63,15 @@ pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
         files.push(sink);
     }
     files.into_iter().try_for_each(Sink::finish)?;
+    if let Some(path) = args.checkpoint.as_deref() {
+        // The run is over and its files are in place: a checkpoint would only repeat them.
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                eprintln!("warning: {}: cannot remove the checkpoint: {e}", path.display())
+            }
+            _ => {}
+        }
+    }
     let facts = facts(&sequence, last);
     let summary = if args.json {
         json(&code, &sequence, &facts, seconds)
@@ -61,6 +81,52 @@ pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
     let mut out = Sink::stdout(None);
     out.put(summary.as_bytes())?;
     Ok(out.finish()?)
+}
+
+/// The sequence of a run with `--checkpoint path`: going on from the values in `path` when
+/// it holds some, keeping them there as they grow.
+fn from_checkpoint(
+    code: &Code,
+    args: &OctalArgs,
+    method: Method,
+    path: &Path,
+    config: &Config,
+) -> Result<Sequence, Error> {
+    let start = checkpoint::read(path, code)?;
+    if let Some(values) = &start {
+        eprintln!(
+            "grundy: going on from {}: G(0..={}) computed before",
+            path.display(),
+            values.len() - 1
+        );
+    }
+    let every = Duration::from_secs_f64(args.checkpoint_every);
+    let mut keeper = Every { path, code, every, last: Instant::now() };
+    let progress = Progress::new(config.progress);
+    let sequence = octal::sequence_from(code, args.n, method, start, &mut keeper, &progress);
+    progress.finish();
+    sequence
+}
+
+/// Writes a checkpoint when `every` has gone by since the last.
+struct Every<'a> {
+    path: &'a Path,
+    code: &'a Code,
+    every: Duration,
+    last: Instant,
+}
+
+impl Keeper for Every<'_> {
+    type Error = Error;
+
+    fn offer(&mut self, values: Prefix<'_>) -> Result<(), Error> {
+        if self.last.elapsed() >= self.every {
+            checkpoint::write(self.path, self.code, values)?;
+            // From the end of the write: a slow disk does not make a run that only writes.
+            self.last = Instant::now();
+        }
+        Ok(())
+    }
 }
 
 /// Bytes of the table written at a time: a table of a billion rows is streamed.
