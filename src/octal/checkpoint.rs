@@ -31,54 +31,30 @@ use crate::io::sink::Sink;
 const MAGIC: &[u8; 8] = b"GRUNDYOC";
 const VERSION: u32 = 1;
 
-/// The values so far, borrowed: what a checkpoint holds.
-#[derive(Debug, Clone, Copy)]
-pub enum Prefix<'a> {
-    /// Every value below 2^16.
-    Short(&'a [u16]),
-    /// Some value at 2^16 or above.
-    Wide(&'a [u32]),
-}
-
-impl Prefix<'_> {
-    /// How many values.
-    pub fn len(&self) -> usize {
-        match self {
-            Prefix::Short(g) => g.len(),
-            Prefix::Wide(g) => g.len(),
-        }
-    }
-
-    /// True when there is none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 /// Hears the values as they grow, and keeps them when it chooses: a run calls it every few
 /// thousand heaps.
 pub trait Keeper {
     /// Why keeping failed.
     type Error;
     /// Called with G(0..L) between stretches of heaps.
-    fn offer(&mut self, values: Prefix<'_>) -> Result<(), Self::Error>;
+    fn offer(&mut self, values: &Values) -> Result<(), Self::Error>;
 }
 
 /// Keeps nothing, so never fails.
 impl Keeper for () {
     type Error = std::convert::Infallible;
-    fn offer(&mut self, _: Prefix<'_>) -> Result<(), Self::Error> {
+    fn offer(&mut self, _: &Values) -> Result<(), Self::Error> {
         Ok(())
     }
 }
 
 /// Writes `values` of `code` to `path` atomically.
-pub fn write(path: &Path, code: &Code, values: Prefix<'_>) -> Result<(), Error> {
+pub fn write(path: &Path, code: &Code, values: &Values) -> Result<(), Error> {
     let mut out = Hashed { sink: Sink::open(Some(path))?, hash: Xxh3::new() };
     let text = code.to_string();
     let width: u32 = match values {
-        Prefix::Short(_) => 2,
-        Prefix::Wide(_) => 4,
+        Values::Short(_) => 2,
+        Values::Wide(_) => 4,
     };
     out.put(MAGIC)?;
     out.put(&VERSION.to_le_bytes())?;
@@ -89,14 +65,14 @@ pub fn write(path: &Path, code: &Code, values: Prefix<'_>) -> Result<(), Error> 
     // A few thousand values at a time: the file of 10^9 values is never a copy in memory.
     let mut bytes = Vec::with_capacity(1 << 16);
     match values {
-        Prefix::Short(g) => {
+        Values::Short(g) => {
             for chunk in g.chunks(1 << 14) {
                 bytes.clear();
                 bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
                 out.put(&bytes)?;
             }
         }
-        Prefix::Wide(g) => {
+        Values::Wide(g) => {
             for chunk in g.chunks(1 << 13) {
                 bytes.clear();
                 bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
@@ -195,7 +171,7 @@ impl Hashed {
 mod tests {
     use super::*;
 
-    fn bytes_of(code: &Code, values: Prefix<'_>) -> Vec<u8> {
+    fn bytes_of(code: &Code, values: &Values) -> Vec<u8> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ck");
         write(&path, code, values).unwrap();
@@ -207,12 +183,9 @@ mod tests {
         let code = Code::parse("0.6", false).unwrap();
         let short: Vec<u16> = (0..5000u32).map(|n| (n * 7 % 300) as u16).collect();
         let wide: Vec<u32> = (0..3000u32).map(|n| n * 100_003 % 900_000).collect();
-        for (values, expected) in [
-            (Prefix::Short(&short), Values::Short(short.clone())),
-            (Prefix::Wide(&wide), Values::Wide(wide.clone())),
-        ] {
-            let bytes = bytes_of(&code, values);
-            assert_eq!(decode(&bytes, &code), Ok(expected));
+        for values in [Values::Short(short), Values::Wide(wide)] {
+            let bytes = bytes_of(&code, &values);
+            assert_eq!(decode(&bytes, &code).as_ref(), Ok(&values));
             // Cut anywhere: refused.
             for cut in (0..bytes.len()).step_by(97).chain([bytes.len() - 1]) {
                 assert!(decode(&bytes[..cut], &code).is_err(), "cut at {cut}");

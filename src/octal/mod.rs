@@ -7,7 +7,7 @@ pub mod naive;
 pub mod period;
 pub mod sparse;
 
-pub use checkpoint::{Keeper, Prefix};
+pub use checkpoint::Keeper;
 pub use code::{Code, CodeError, Moves};
 pub use period::{certify, Period};
 pub use sparse::Sparse;
@@ -52,6 +52,14 @@ impl Values {
     /// True when there is none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Keeps G(0..len) only.
+    fn truncate(&mut self, len: usize) {
+        match self {
+            Values::Short(g) => g.truncate(len),
+            Values::Wide(g) => g.truncate(len),
+        }
     }
 
     /// Every value, widened.
@@ -143,20 +151,20 @@ fn compute<E>(
     meter.start(Stage { case: 0, name: "computing", unit: Unit::Nodes, total: n as u64 + 1 });
     let sparse = method == Method::Sparse && moves.three.is_empty();
     let mut table = Table::new(start, n + 1, sparse);
-    meter.set(table.len() as u64);
+    meter.set(table.values.len() as u64);
     // The looks at doublings below the values given were made by the run that computed them
     // (a look is a function of the values up to it), and found nothing, or it would have ended.
     let mut next = FIRST_LOOK;
-    while next < table.len() {
+    while next < table.values.len() {
         next *= 2;
     }
     loop {
         let upto = if look { n.min(next - 1) } else { n };
-        while table.len() <= upto {
-            let stop = upto.min(table.len() - 1 + table.stretch());
+        while table.values.len() <= upto {
+            let stop = upto.min(table.values.len() - 1 + table.stretch());
             table.extend(&moves, stop, meter);
-            meter.set(table.len() as u64);
-            keeper.offer(table.prefix())?;
+            meter.set(table.values.len() as u64);
+            keeper.offer(&table.values)?;
         }
         let period = if look { table.certify(&moves) } else { None };
         if period.is_some() || upto == n {
@@ -167,32 +175,33 @@ fn compute<E>(
     }
 }
 
-/// The values being computed, 2 bytes each until one does not fit (then `short` is empty and
-/// `wide` holds them all), and the sparse method's state.
+/// The values being computed (2 bytes each until one does not fit), and the sparse method's
+/// state.
 struct Table {
-    short: Vec<u16>,
-    wide: Vec<u32>,
+    values: Values,
     state: Sparse,
     sparse: bool,
 }
 
 impl Table {
-    /// The table holding `start` (or G(0)), at most `most` values of it.
+    /// The table holding `start` (or G(0)), at most `most` values of it; in 4 bytes for the
+    /// plain method, which computes in them.
     fn new(start: Option<Values>, most: usize, sparse: bool) -> Table {
-        let (mut short, mut wide) = match start {
-            Some(Values::Short(g)) if !g.is_empty() => (g, Vec::new()),
-            Some(Values::Wide(g)) if !g.is_empty() => (Vec::new(), g),
-            _ => (vec![0], Vec::new()),
+        let mut values = match start {
+            Some(values) if !values.is_empty() => values,
+            _ => Values::Short(vec![0]),
         };
-        short.truncate(most);
-        wide.truncate(most);
-        let state = if wide.is_empty() { Sparse::new(&short) } else { Sparse::new(&wide) };
-        Table { short, wide, state, sparse }
-    }
-
-    /// How many values: G(0..len).
-    fn len(&self) -> usize {
-        self.short.len() + self.wide.len()
+        values.truncate(most);
+        if let Values::Short(g) = &mut values {
+            if !sparse {
+                values = Values::Wide(widen(g));
+            }
+        }
+        let state = match &values {
+            Values::Short(g) => Sparse::new(g),
+            Values::Wide(g) => Sparse::new(g),
+        };
+        Table { values, state, sparse }
     }
 
     /// How many heaps to compute before the keeper hears of them again: a fraction of a
@@ -201,54 +210,46 @@ impl Table {
         if self.sparse {
             1 << 16
         } else {
-            ((1 << 26) / self.len()).clamp(1, 1 << 16)
+            ((1 << 26) / self.values.len()).clamp(1, 1 << 16)
         }
     }
 
     /// Computes up to G(upto).
     fn extend(&mut self, moves: &Moves, upto: usize, meter: &dyn Meter) {
-        if !self.sparse {
-            self.wide.extend(self.short.drain(..).map(u32::from));
-            naive::extend(moves, &mut self.wide, upto);
-            return;
+        if let Values::Short(g) = &mut self.values {
+            if self.state.extend(moves, g, upto, meter).is_ok() {
+                return;
+            }
+            self.values = Values::Wide(widen(g));
         }
-        if self.wide.is_empty() && self.state.extend(moves, &mut self.short, upto, meter).is_err() {
-            self.wide = self.short.drain(..).map(u32::from).collect();
-        }
-        if !self.wide.is_empty() {
-            // Infallible: every value fits 4 bytes.
-            let _ = self.state.extend(moves, &mut self.wide, upto, meter);
+        if let Values::Wide(g) = &mut self.values {
+            if self.sparse {
+                // Infallible: every value fits 4 bytes.
+                let _ = self.state.extend(moves, g, upto, meter);
+            } else {
+                naive::extend(moves, g, upto);
+            }
         }
     }
 
     /// The period the values prove, if any.
     fn certify(&self, moves: &Moves) -> Option<Period> {
-        if self.wide.is_empty() {
-            certify(moves, &self.short)
-        } else {
-            certify(moves, &self.wide)
-        }
-    }
-
-    /// The values so far.
-    fn prefix(&self) -> Prefix<'_> {
-        if self.wide.is_empty() {
-            Prefix::Short(&self.short)
-        } else {
-            Prefix::Wide(&self.wide)
+        match &self.values {
+            Values::Short(g) => certify(moves, g),
+            Values::Wide(g) => certify(moves, g),
         }
     }
 
     /// The first `keep` values.
     fn into_values(mut self, keep: usize) -> Values {
-        self.short.truncate(keep);
-        self.wide.truncate(keep);
-        if self.wide.is_empty() {
-            Values::Short(self.short)
-        } else {
-            Values::Wide(self.wide)
-        }
+        self.values.truncate(keep);
+        self.values
     }
+}
+
+/// Values in 4 bytes each, taken from `g`.
+fn widen(g: &mut Vec<u16>) -> Vec<u32> {
+    g.drain(..).map(u32::from).collect()
 }
 
 #[cfg(test)]

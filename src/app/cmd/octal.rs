@@ -10,7 +10,7 @@ use crate::app::config::Config;
 use grundy::error::Error;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
-use grundy::octal::{self, checkpoint, Code, Keeper, Method, Prefix, Sequence};
+use grundy::octal::{self, checkpoint, Code, Keeper, Method, Sequence, Values};
 
 /// Runs `grundy octal` with the user's arguments.
 pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
@@ -119,7 +119,7 @@ struct Every<'a> {
 impl Keeper for Every<'_> {
     type Error = Error;
 
-    fn offer(&mut self, values: Prefix<'_>) -> Result<(), Error> {
+    fn offer(&mut self, values: &Values) -> Result<(), Error> {
         if self.last.elapsed() >= self.every {
             checkpoint::write(self.path, self.code, values)?;
             // From the end of the write: a slow disk does not make a run that only writes.
