@@ -10,7 +10,7 @@
 //! |-------|-------------------------------------------------------------|
 //! | 8     | magic `GRUNDYOC`                                            |
 //! | 4     | version, 1                                                  |
-//! | 4     | bytes per value, 2 or 4                                     |
+//! | 4     | bytes per value, 1, 2 or 4                                  |
 //! | 4     | length of the code's canonical text, then the text (`0.6`)  |
 //! | 8     | L, how many values: G(0..L)                                 |
 //! | L x w | the values                                                  |
@@ -23,7 +23,7 @@ use std::path::Path;
 
 use xxhash_rust::xxh3::Xxh3;
 
-use super::{Code, Values};
+use super::{each_width, Code, Values};
 use crate::error::Error;
 use crate::io::error::IoError;
 use crate::io::sink::Sink;
@@ -52,10 +52,7 @@ impl Keeper for () {
 pub fn write(path: &Path, code: &Code, values: &Values) -> Result<(), Error> {
     let mut out = Hashed { sink: Sink::open(Some(path))?, hash: Xxh3::new() };
     let text = code.to_string();
-    let width: u32 = match values {
-        Values::Short(_) => 2,
-        Values::Wide(_) => 4,
-    };
+    let width = values.width() as u32;
     out.put(MAGIC)?;
     out.put(&VERSION.to_le_bytes())?;
     out.put(&width.to_le_bytes())?;
@@ -64,22 +61,13 @@ pub fn write(path: &Path, code: &Code, values: &Values) -> Result<(), Error> {
     out.put(&(values.len() as u64).to_le_bytes())?;
     // A few thousand values at a time: the file of 10^9 values is never a copy in memory.
     let mut bytes = Vec::with_capacity(1 << 16);
-    match values {
-        Values::Short(g) => {
-            for chunk in g.chunks(1 << 14) {
-                bytes.clear();
-                bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
-                out.put(&bytes)?;
-            }
+    each_width!(values, g => {
+        for chunk in g.chunks((1 << 15) / values.width()) {
+            bytes.clear();
+            bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
+            out.put(&bytes)?;
         }
-        Values::Wide(g) => {
-            for chunk in g.chunks(1 << 13) {
-                bytes.clear();
-                bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
-                out.put(&bytes)?;
-            }
-        }
-    }
+    });
     let sum = out.hash.digest();
     out.sink.put(&sum.to_le_bytes())?;
     Ok(out.sink.finish()?)
@@ -142,11 +130,12 @@ fn decode(bytes: &[u8], code: &Code) -> Result<Values, String> {
     }
     let body = &bytes[values_at..end];
     let values = match width {
+        1 => Values::Byte(body.to_vec()),
         2 => {
             Values::Short(body.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect())
         }
         4 => Values::Wide(body.chunks_exact(4).map(word).collect()),
-        other => return Err(format!("values of {other} bytes; checkpoints hold 2 or 4")),
+        other => return Err(format!("values of {other} bytes; checkpoints hold 1, 2 or 4")),
     };
     if values.is_empty() || values.get(0) != 0 {
         return Err("corrupt: G(0) is not 0".into());
@@ -181,9 +170,10 @@ mod tests {
     #[test]
     fn a_checkpoint_reads_back_and_every_damage_is_refused() {
         let code = Code::parse("0.6", false).unwrap();
+        let byte: Vec<u8> = (0..7000u32).map(|n| (n * 5 % 250) as u8).collect();
         let short: Vec<u16> = (0..5000u32).map(|n| (n * 7 % 300) as u16).collect();
         let wide: Vec<u32> = (0..3000u32).map(|n| n * 100_003 % 900_000).collect();
-        for values in [Values::Short(short), Values::Wide(wide)] {
+        for values in [Values::Byte(byte), Values::Short(short), Values::Wide(wide)] {
             let bytes = bytes_of(&code, &values);
             assert_eq!(decode(&bytes, &code).as_ref(), Ok(&values));
             // Cut anywhere: refused.

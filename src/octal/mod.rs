@@ -23,30 +23,38 @@ pub enum Method {
     Sparse,
 }
 
-/// A computed Grundy sequence: G(0..len), 2 bytes per value while they fit, else 4.
+/// A computed Grundy sequence: G(0..len), in 1 byte per value while they fit, then 2, then 4.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Values {
+    /// Every value below 2^8.
+    Byte(Vec<u8>),
     /// Every value below 2^16.
     Short(Vec<u16>),
     /// Some value at 2^16 or above.
     Wide(Vec<u32>),
 }
 
+/// `$body` with `$g` bound to the vector of `$values`, whichever its width.
+macro_rules! each_width {
+    ($values:expr, $g:ident => $body:expr) => {
+        match $values {
+            Values::Byte($g) => $body,
+            Values::Short($g) => $body,
+            Values::Wide($g) => $body,
+        }
+    };
+}
+pub(crate) use each_width;
+
 impl Values {
     /// G(n).
     pub fn get(&self, n: usize) -> u32 {
-        match self {
-            Values::Short(g) => g[n].into(),
-            Values::Wide(g) => g[n],
-        }
+        each_width!(self, g => g[n].into())
     }
 
     /// How many values: G(0..len).
     pub fn len(&self) -> usize {
-        match self {
-            Values::Short(g) => g.len(),
-            Values::Wide(g) => g.len(),
-        }
+        each_width!(self, g => g.len())
     }
 
     /// True when there is none.
@@ -54,17 +62,58 @@ impl Values {
         self.len() == 0
     }
 
+    /// Bytes per value.
+    pub fn width(&self) -> usize {
+        match self {
+            Values::Byte(_) => 1,
+            Values::Short(_) => 2,
+            Values::Wide(_) => 4,
+        }
+    }
+
     /// Keeps G(0..len) only.
     fn truncate(&mut self, len: usize) {
-        match self {
-            Values::Short(g) => g.truncate(len),
-            Values::Wide(g) => g.truncate(len),
+        each_width!(self, g => g.truncate(len))
+    }
+
+    /// The same values in the next width up (4 bytes stay 4).
+    fn widen(&mut self) {
+        *self = match std::mem::replace(self, Values::Wide(Vec::new())) {
+            Values::Byte(g) => Values::Short(g.into_iter().map(u16::from).collect()),
+            Values::Short(g) => Values::Wide(g.into_iter().map(u32::from).collect()),
+            wide => wide,
         }
+    }
+
+    /// The same values in the fewest bytes they fit, as a run computing them would hold them.
+    fn narrowest(self) -> Values {
+        let largest = each_width!(&self, g => g.iter().map(|&v| u32::from(v)).max().unwrap_or(0));
+        let width = if largest < 1 << 8 {
+            1
+        } else if largest < 1 << 16 {
+            2
+        } else {
+            4
+        };
+        if width == self.width() {
+            return self;
+        }
+        each_width!(&self, g => in_width(g, width))
     }
 
     /// Every value, widened.
     pub fn to_vec(&self) -> Vec<u32> {
         (0..self.len()).map(|n| self.get(n)).collect()
+    }
+}
+
+/// `g` in `width` bytes a value; every value fits.
+fn in_width<V: Copy + Into<u32>>(g: &[V], width: usize) -> Values {
+    let all = g.iter().map(|&v| v.into());
+    match width {
+        1 => Values::Byte(all.map(|v| v as u8).collect()),
+        2 => Values::Short(all.map(|v| v as u16).collect()),
+        _ => Values::Wide(all.collect()),
     }
 }
 
@@ -175,8 +224,8 @@ fn compute<E>(
     }
 }
 
-/// The values being computed (2 bytes each until one does not fit), and the sparse method's
-/// state.
+/// The values being computed (1 byte each until one does not fit, then 2, then 4), and the
+/// sparse method's state.
 struct Table {
     values: Values,
     state: Sparse,
@@ -189,18 +238,16 @@ impl Table {
     fn new(start: Option<Values>, most: usize, sparse: bool) -> Table {
         let mut values = match start {
             Some(values) if !values.is_empty() => values,
-            _ => Values::Short(vec![0]),
+            _ => Values::Byte(vec![0]),
         };
         values.truncate(most);
-        if let Values::Short(g) = &mut values {
-            if !sparse {
-                values = Values::Wide(widen(g));
-            }
+        // A checkpoint written in a wider form than its values need (by an older grundy)
+        // goes on as a run that never stopped would.
+        values = values.narrowest();
+        while !sparse && values.width() < 4 {
+            values.widen();
         }
-        let state = match &values {
-            Values::Short(g) => Sparse::new(g),
-            Values::Wide(g) => Sparse::new(g),
-        };
+        let state = each_width!(&values, g => Sparse::new(g));
         Table { values, state, sparse }
     }
 
@@ -214,30 +261,32 @@ impl Table {
         }
     }
 
-    /// Computes up to G(upto).
+    /// Computes up to G(upto), widening the values as they need.
     fn extend(&mut self, moves: &Moves, upto: usize, meter: &dyn Meter) {
-        if let Values::Short(g) = &mut self.values {
-            if self.state.extend(moves, g, upto, meter).is_ok() {
+        loop {
+            let done = match &mut self.values {
+                Values::Byte(g) => self.state.extend(moves, g, upto, meter).is_ok(),
+                Values::Short(g) => self.state.extend(moves, g, upto, meter).is_ok(),
+                Values::Wide(g) if self.sparse => {
+                    // Infallible: every value fits 4 bytes.
+                    let _ = self.state.extend(moves, g, upto, meter);
+                    true
+                }
+                Values::Wide(g) => {
+                    naive::extend(moves, g, upto);
+                    true
+                }
+            };
+            if done {
                 return;
             }
-            self.values = Values::Wide(widen(g));
-        }
-        if let Values::Wide(g) = &mut self.values {
-            if self.sparse {
-                // Infallible: every value fits 4 bytes.
-                let _ = self.state.extend(moves, g, upto, meter);
-            } else {
-                naive::extend(moves, g, upto);
-            }
+            self.values.widen();
         }
     }
 
     /// The period the values prove, if any.
     fn certify(&self, moves: &Moves) -> Option<Period> {
-        match &self.values {
-            Values::Short(g) => certify(moves, g),
-            Values::Wide(g) => certify(moves, g),
-        }
+        each_width!(&self.values, g => certify(moves, g))
     }
 
     /// The first `keep` values.
@@ -245,11 +294,6 @@ impl Table {
         self.values.truncate(keep);
         self.values
     }
-}
-
-/// Values in 4 bytes each, taken from `g`.
-fn widen(g: &mut Vec<u16>) -> Vec<u32> {
-    g.drain(..).map(u32::from).collect()
 }
 
 #[cfg(test)]
@@ -324,8 +368,14 @@ mod tests {
                 if cut > reach {
                     continue;
                 }
-                let start: Vec<u16> = plain[..cut].iter().map(|&v| v as u16).collect();
-                let start = Some(Values::Short(start));
+                // In bytes where they fit, for every other cut: checkpoints hold either.
+                let prefix = &plain[..cut];
+                let start = if cut % 2 == 0 && prefix.iter().all(|&v| v < 256) {
+                    Values::Byte(prefix.iter().map(|&v| v as u8).collect())
+                } else {
+                    Values::Short(prefix.iter().map(|&v| v as u16).collect())
+                };
+                let start = Some(start);
                 let Ok(again) = sequence_from(&code, n, Method::Sparse, start, &mut (), &());
                 assert_eq!(again, whole, "{text} from {cut} values");
             }

@@ -33,8 +33,9 @@ use rayon::prelude::*;
 use super::code::Moves;
 use crate::meter::Meter;
 
-/// A stored value: 2 bytes while values fit, else 4.
+/// A stored value: 1 byte while values fit, then 2, then 4.
 pub trait Value: Copy + Send + Sync + PartialEq + Into<u32> + TryFrom<u32> + 'static {}
+impl Value for u8 {}
 impl Value for u16 {}
 impl Value for u32 {}
 
@@ -412,8 +413,6 @@ mod tests {
     use super::*;
     use crate::octal::code::Code;
     use crate::octal::naive::naive;
-
-    impl Value for u8 {}
 
     #[test]
     fn a_value_too_wide_for_the_storage_stops_the_extension_where_it_is() {
