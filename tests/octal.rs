@@ -387,8 +387,8 @@ fn a_run_killed_and_started_again_from_its_checkpoint_writes_the_same_bytes() {
         .spawn()
         .expect("binary starts");
     let start = std::time::Instant::now();
-    // Killed once the checkpoint holds more than 2^16 values (2 bytes each).
-    while std::fs::metadata(&ck).map_or(0, |m| m.len()) < 1 << 17 {
+    // Killed once the checkpoint counts more than 2^16 values.
+    while std::fs::read(&ck).ok().and_then(|b| checkpoint_count(&b)).unwrap_or(0) <= 1 << 16 {
         assert!(start.elapsed().as_secs() < 60, "no checkpoint written");
         assert!(child.try_wait().expect("the run").is_none(), "ended before a checkpoint");
         std::thread::sleep(std::time::Duration::from_millis(2));
@@ -410,6 +410,17 @@ fn a_run_killed_and_started_again_from_its_checkpoint_writes_the_same_bytes() {
     assert!(read(&table) == read(&path("w.csv")), "the tables differ");
     assert!(read(&counts) == read(&path("w.h")), "the histograms differ");
     assert!(!std::path::Path::new(&ck).exists(), "the checkpoint outlived the run");
+    for width in [1, 2, 4] {
+        let values = format!("{ck}.values{width}");
+        assert!(!std::path::Path::new(&values).exists(), "{values} outlived the run");
+    }
+}
+
+/// How many values a version 2 checkpoint counts (docs: magic, version, width, byte order,
+/// the code's length and text, then the count), if its bytes go that far.
+fn checkpoint_count(bytes: &[u8]) -> Option<u64> {
+    let text = u32::from_le_bytes(bytes.get(20..24)?.try_into().ok()?) as usize;
+    Some(u64::from_le_bytes(bytes.get(24 + text..32 + text)?.try_into().ok()?))
 }
 
 /// A checkpoint that is not a whole one of this code is refused with one line, exit 1, and
@@ -458,4 +469,20 @@ fn a_damaged_or_foreign_checkpoint_is_refused() {
     std::fs::write(&ck, &good).expect("a checkpoint");
     let line = run(&["octal", "0.6", "--checkpoint", ck_arg], None).error_line();
     assert_eq!(line, format!("error: {ck_arg}: a checkpoint of 0.007, not of 0.6"));
+    // The checkpoint whole, its values file (0.007's values fit a byte) damaged or cut short.
+    let values = format!("{ck_arg}.values1");
+    let count = checkpoint_count(&good).expect("a count") as usize;
+    let kept = std::fs::read(&values).expect("the values file");
+    let mut flipped = kept.clone();
+    flipped[count / 2] ^= 1;
+    let args = ["octal", "0.007", "-n", "100000", "--checkpoint", ck_arg, "-o", table_arg];
+    for (bytes, words) in [(flipped, "do not match"), (kept[..count - 1].to_vec(), "fewer than")] {
+        std::fs::write(&values, &bytes).expect("a values file");
+        let line = run(&args, None).error_line();
+        assert!(line.starts_with(&format!("error: {values}: ")), "{line}");
+        assert!(line.contains(words), "{line}");
+        assert!(!table.exists());
+    }
+    std::fs::write(&values, &kept).expect("a values file");
+    assert_eq!(run(&args, None).code, 0, "the checkpoint mended reads");
 }

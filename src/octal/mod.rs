@@ -3,15 +3,19 @@
 
 pub mod checkpoint;
 pub mod code;
+pub mod column;
 pub mod naive;
 pub mod period;
 pub mod sparse;
 
 pub use checkpoint::Keeper;
 pub use code::{Code, CodeError, Moves};
+pub use column::{Column, Place};
 pub use period::{certify, Period};
 pub use sparse::Sparse;
 
+use crate::io::error::IoError;
+use crate::io::store::Plain;
 use crate::meter::{Meter, Stage, Unit};
 
 /// How the values are computed.
@@ -23,18 +27,19 @@ pub enum Method {
     Sparse,
 }
 
-/// A computed Grundy sequence: G(0..len), in 1 byte per value while they fit, then 2, then 4.
+/// A computed Grundy sequence: G(0..len), in 1 byte per value while they fit, then 2, then 4;
+/// in memory, or in a file of which only what is read stays resident ([`column`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Values {
     /// Every value below 2^8.
-    Byte(Vec<u8>),
+    Byte(Column<u8>),
     /// Every value below 2^16.
-    Short(Vec<u16>),
+    Short(Column<u16>),
     /// Some value at 2^16 or above.
-    Wide(Vec<u32>),
+    Wide(Column<u32>),
 }
 
-/// `$body` with `$g` bound to the vector of `$values`, whichever its width.
+/// `$body` with `$g` bound to the column of `$values`, whichever its width.
 macro_rules! each_width {
     ($values:expr, $g:ident => $body:expr) => {
         match $values {
@@ -47,9 +52,18 @@ macro_rules! each_width {
 pub(crate) use each_width;
 
 impl Values {
+    /// G(0) alone, in `place` with room for `capacity` values (a file's space is taken at once,
+    /// so a full disk is an error here rather than later).
+    pub fn start(place: &Place, capacity: usize) -> Result<Values, IoError> {
+        let mut g = Column::new(place, capacity)?;
+        g.push(0u8);
+        Ok(Values::Byte(g))
+    }
+
     /// G(n).
+    #[allow(clippy::useless_conversion)] // `u32::from` is the identity in the 4-byte arm only.
     pub fn get(&self, n: usize) -> u32 {
-        each_width!(self, g => g[n].into())
+        each_width!(self, g => u32::from(g[n]))
     }
 
     /// How many values: G(0..len).
@@ -71,49 +85,85 @@ impl Values {
         }
     }
 
+    /// Where the values are kept.
+    pub fn place(&self) -> Place {
+        each_width!(self, g => g.place())
+    }
+
+    /// The named file holding the values, if any (a checkpoint's).
+    pub fn path(&self) -> Option<&std::path::Path> {
+        each_width!(self, g => g.path())
+    }
+
     /// Keeps G(0..len) only.
     fn truncate(&mut self, len: usize) {
         each_width!(self, g => g.truncate(len))
     }
 
-    /// The same values in the next width up (4 bytes stay 4).
-    fn widen(&mut self) {
-        *self = match std::mem::replace(self, Values::Wide(Vec::new())) {
-            Values::Byte(g) => Values::Short(g.into_iter().map(u16::from).collect()),
-            Values::Short(g) => Values::Wide(g.into_iter().map(u32::from).collect()),
-            wide => wide,
-        }
+    /// The same values in the next width up (4 bytes stay 4), in the same kind of place.
+    fn widen(&mut self) -> Result<(), IoError> {
+        *self = match self {
+            Values::Byte(g) => Values::Short(g.convert(u16::from)?),
+            Values::Short(g) => Values::Wide(g.convert(u32::from)?),
+            Values::Wide(_) => return Ok(()),
+        };
+        Ok(())
     }
 
-    /// The same values in the fewest bytes they fit, as a run computing them would hold them.
-    fn narrowest(self) -> Values {
-        let largest = each_width!(&self, g => g.iter().map(|&v| u32::from(v)).max().unwrap_or(0));
-        let width = if largest < 1 << 8 {
-            1
-        } else if largest < 1 << 16 {
-            2
-        } else {
-            4
+    /// The same values in the fewest bytes they fit, as a run computing them would hold them,
+    /// in `place` with room for `capacity`.
+    fn narrowest_in(self, place: &Place, capacity: usize) -> Result<Values, IoError> {
+        let largest = self.iter().max().unwrap_or(0);
+        let width = match largest {
+            0..=0xff => 1,
+            0x100..=0xffff => 2,
+            _ => 4,
         };
-        if width == self.width() {
-            return self;
+        if width == self.width() && self.place() == *place {
+            return Ok(self);
         }
-        each_width!(&self, g => in_width(g, width))
+        Ok(match width {
+            1 => Values::Byte(self.copied(place, capacity, |v| v as u8)?),
+            2 => Values::Short(self.copied(place, capacity, |v| v as u16)?),
+            _ => Values::Wide(self.copied(place, capacity, |v| v)?),
+        })
+    }
+
+    /// The values as `W`s (`into` keeps every value) in a column of `place`.
+    fn copied<W: Plain>(
+        &self,
+        place: &Place,
+        capacity: usize,
+        into: impl Fn(u32) -> W,
+    ) -> Result<Column<W>, IoError> {
+        let mut g = Column::new(place, capacity.max(self.len()))?;
+        for (n, v) in self.iter().enumerate() {
+            g.push(into(v));
+            if n % column::SCAN_STEP == 0 {
+                g.release_cold();
+            }
+        }
+        Ok(g)
     }
 
     /// Every value, widened.
     pub fn to_vec(&self) -> Vec<u32> {
-        (0..self.len()).map(|n| self.get(n)).collect()
+        self.iter().collect()
     }
-}
 
-/// `g` in `width` bytes a value; every value fits.
-fn in_width<V: Copy + Into<u32>>(g: &[V], width: usize) -> Values {
-    let all = g.iter().map(|&v| v.into());
-    match width {
-        1 => Values::Byte(all.map(|v| v as u8).collect()),
-        2 => Values::Short(all.map(|v| v as u16).collect()),
-        _ => Values::Wide(all.collect()),
+    /// Every value in order, letting go of the pages passed in a long table in a file.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(move |n| {
+            if n % column::SCAN_STEP == column::SCAN_STEP - 1 {
+                self.release_cold();
+            }
+            self.get(n)
+        })
+    }
+
+    /// Lets go of the resident pages of a table in a file that the run does not read often.
+    pub fn release_cold(&self) {
+        each_width!(self, g => g.release_cold())
     }
 }
 
@@ -143,7 +193,12 @@ impl Sequence {
     /// period gives. A run asked for G(0..=N) stops where the period is proved, and this
     /// gives the rest without computing it.
     pub fn extended(&self, last: usize) -> impl Iterator<Item = u32> + '_ {
-        (0..=last).map_while(|n| self.value(n))
+        (0..=last).map_while(|n| {
+            if n % column::SCAN_STEP == column::SCAN_STEP - 1 {
+                self.values.release_cold();
+            }
+            self.value(n)
+        })
     }
 
     /// The largest heap size up to `last` whose value is known ([`Sequence::value`]).
@@ -159,47 +214,58 @@ impl Sequence {
 /// The first heap count at which the period is looked for; it doubles after each look.
 const FIRST_LOOK: usize = 64;
 
-/// G(0..=n) of `code` by `method`, stopping as soon as a period is proved (the values then
-/// end at [`Period::proved_at`]); `meter` hears the heaps done.
+/// G(0..=n) of `code` by `method`, in memory, stopping as soon as a period is proved (the
+/// values then end at [`Period::proved_at`]); `meter` hears the heaps done.
 pub fn sequence(code: &Code, n: usize, method: Method, meter: &dyn Meter) -> Sequence {
-    let Ok(sequence) = compute(code, n, method, true, None, &mut (), meter);
-    sequence
+    in_memory(compute(code, n, method, true, None, &Place::Memory, &mut (), meter))
 }
 
 /// [`sequence`], going on from G(0..L) in `start` (a checkpoint's values) rather than from
-/// G(0), and offering `keeper` the values after every stretch of heaps; fails only when the
-/// keeper does.
-pub fn sequence_from<E>(
+/// G(0), keeping the values in `place` (where `start` is, if it is in a file), and offering
+/// `keeper` the values after every stretch of heaps; fails when the keeper or the file of the
+/// values does.
+pub fn sequence_from<E: From<IoError>>(
     code: &Code,
     n: usize,
     method: Method,
     start: Option<Values>,
+    place: &Place,
     keeper: &mut dyn Keeper<Error = E>,
     meter: &dyn Meter,
 ) -> Result<Sequence, E> {
-    compute(code, n, method, true, start, keeper, meter)
+    compute(code, n, method, true, start, place, keeper, meter)
 }
 
-/// G(0..=n) of `code` by `method`, all of them (no look for a period).
+/// G(0..=n) of `code` by `method`, all of them (no look for a period), in memory.
 pub fn values(code: &Code, n: usize, method: Method, meter: &dyn Meter) -> Values {
-    let Ok(sequence) = compute(code, n, method, false, None, &mut (), meter);
-    sequence.values
+    in_memory(compute(code, n, method, false, None, &Place::Memory, &mut (), meter)).values
 }
 
-/// The values up to `n` from `start`, looking for a period at every doubling when `look`.
-fn compute<E>(
+/// The sequence of a run in memory, which reads and writes no file, so cannot fail.
+fn in_memory(run: Result<Sequence, IoError>) -> Sequence {
+    match run {
+        Ok(sequence) => sequence,
+        Err(e) => unreachable!("a run in memory touched a file: {e}"),
+    }
+}
+
+/// The values up to `n` from `start`, in `place`, looking for a period at every doubling when
+/// `look`.
+#[allow(clippy::too_many_arguments)]
+fn compute<E: From<IoError>>(
     code: &Code,
     n: usize,
     method: Method,
     look: bool,
     start: Option<Values>,
+    place: &Place,
     keeper: &mut dyn Keeper<Error = E>,
     meter: &dyn Meter,
 ) -> Result<Sequence, E> {
     let moves = code.moves();
     meter.start(Stage { case: 0, name: "computing", unit: Unit::Nodes, total: n as u64 + 1 });
     let sparse = method == Method::Sparse && moves.three.is_empty();
-    let mut table = Table::new(start, n + 1, sparse);
+    let mut table = Table::new(start, n + 1, sparse, place)?;
     meter.set(table.values.len() as u64);
     // The looks at doublings below the values given were made by the run that computed them
     // (a look is a function of the values up to it), and found nothing, or it would have ended.
@@ -211,8 +277,9 @@ fn compute<E>(
         let upto = if look { n.min(next - 1) } else { n };
         while table.values.len() <= upto {
             let stop = upto.min(table.values.len() - 1 + table.stretch());
-            table.extend(&moves, stop, meter);
+            table.extend(&moves, stop, meter)?;
             meter.set(table.values.len() as u64);
+            table.settle(&moves);
             keeper.offer(&table.values)?;
         }
         let period = if look { table.certify(&moves) } else { None };
@@ -233,22 +300,27 @@ struct Table {
 }
 
 impl Table {
-    /// The table holding `start` (or G(0)), at most `most` values of it; in 4 bytes for the
-    /// plain method, which computes in them.
-    fn new(start: Option<Values>, most: usize, sparse: bool) -> Table {
+    /// The table holding `start` (or G(0)), at most `most` values of it, in `place`; in 4
+    /// bytes for the plain method, which computes in them.
+    fn new(
+        start: Option<Values>,
+        most: usize,
+        sparse: bool,
+        place: &Place,
+    ) -> Result<Table, IoError> {
         let mut values = match start {
             Some(values) if !values.is_empty() => values,
-            _ => Values::Byte(vec![0]),
+            _ => Values::start(place, most)?,
         };
         values.truncate(most);
         // A checkpoint written in a wider form than its values need (by an older grundy)
         // goes on as a run that never stopped would.
-        values = values.narrowest();
+        values = values.narrowest_in(place, most)?;
         while !sparse && values.width() < 4 {
-            values.widen();
+            values.widen()?;
         }
         let state = each_width!(&values, g => Sparse::new(g));
-        Table { values, state, sparse }
+        Ok(Table { values, state, sparse })
     }
 
     /// How many heaps to compute before the keeper hears of them again: a fraction of a
@@ -262,7 +334,7 @@ impl Table {
     }
 
     /// Computes up to G(upto), widening the values as they need.
-    fn extend(&mut self, moves: &Moves, upto: usize, meter: &dyn Meter) {
+    fn extend(&mut self, moves: &Moves, upto: usize, meter: &dyn Meter) -> Result<(), IoError> {
         loop {
             let done = match &mut self.values {
                 Values::Byte(g) => self.state.extend(moves, g, upto, meter).is_ok(),
@@ -278,15 +350,25 @@ impl Table {
                 }
             };
             if done {
-                return;
+                return Ok(());
             }
-            self.values.widen();
+            self.values.widen()?;
         }
+    }
+
+    /// Keeps resident, of a table in a file, the first and the latest values the method reads
+    /// (all of them for the plain method), and lets go of the rest.
+    fn settle(&mut self, moves: &Moves) {
+        let (first, latest) = if self.sparse { self.state.reach(moves) } else { (usize::MAX, 0) };
+        each_width!(&mut self.values, g => {
+            g.keep_hot(first, latest);
+            g.release_cold();
+        });
     }
 
     /// The period the values prove, if any.
     fn certify(&self, moves: &Moves) -> Option<Period> {
-        each_width!(&self.values, g => certify(moves, g))
+        each_width!(&self.values, g => period::certify_releasing(moves, g, &|| g.release_cold()))
     }
 
     /// The first `keep` values.
@@ -353,6 +435,8 @@ mod tests {
         // the plain method's, cut at and around the doublings where periods are looked for,
         // and past N (a checkpoint of a longer run).
         // Three-heap splits (0.f) are computed by the plain method, in cubic time: a short run.
+        let dir = tempfile::tempdir().unwrap();
+        let stem = dir.path().join("run.values");
         for (text, hex, n) in [
             ("0.6", false, 5000),
             ("0.007", false, 5000),
@@ -375,9 +459,12 @@ mod tests {
                 } else {
                     Values::Short(prefix.iter().map(|&v| v as u16).collect())
                 };
-                let start = Some(start);
-                let Ok(again) = sequence_from(&code, n, Method::Sparse, start, &mut (), &());
-                assert_eq!(again, whole, "{text} from {cut} values");
+                // Going on in memory, in a temporary file, in a named one: the same.
+                let place =
+                    [Place::Memory, Place::Temporary, Place::Named(stem.clone())][cut % 3].clone();
+                let again =
+                    sequence_from(&code, n, Method::Sparse, Some(start), &place, &mut (), &());
+                assert_eq!(again.unwrap(), whole, "{text} from {cut} values in {place:?}");
             }
         }
     }

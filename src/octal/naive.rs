@@ -2,16 +2,17 @@
 //! of the sparse method, and the only method for three-heap splits (hexadecimal codes).
 
 use super::code::Moves;
+use super::column::Column;
 
 /// G(0..=n) for `moves`, trying every move of every heap.
 pub fn naive(moves: &Moves, n: usize) -> Vec<u32> {
-    let mut g = Vec::with_capacity(n + 1);
+    let mut g = Column::from(Vec::with_capacity(n + 1));
     extend(moves, &mut g, n);
-    g
+    g.into_vec()
 }
 
 /// Extends `g` (G(0..g.len())) up to G(upto), trying every move of every heap.
-pub fn extend(moves: &Moves, g: &mut Vec<u32>, upto: usize) {
+pub fn extend(moves: &Moves, g: &mut Column<u32>, upto: usize) {
     let mut seen: Vec<bool> = Vec::new();
     for h in g.len()..=upto {
         seen.clear();

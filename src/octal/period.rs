@@ -14,6 +14,7 @@
 //! `2 n0 + p + k` would accept 0.4's first three zeros as period 1 (the truth is 34 from 54).
 
 use super::code::Moves;
+use super::column::SCAN_STEP;
 
 /// A proved period: G(n + period) = G(n) for every n >= preperiod, both the smallest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,12 +46,40 @@ pub fn proof_start(moves: &Moves, n0: usize, p: usize) -> usize {
 
 /// The smallest period that `g` (G(0..g.len())) proves, with its smallest preperiod, if any.
 pub fn certify<V: Copy + PartialEq>(moves: &Moves, g: &[V]) -> Option<Period> {
+    certify_releasing(moves, g, &|| {})
+}
+
+/// [`certify`], calling `release` after every [`SCAN_STEP`] values compared: a table in a file
+/// lets go of the pages the look has passed (its reads sweep down from the end).
+pub fn certify_releasing<V: Copy + PartialEq>(
+    moves: &Moves,
+    g: &[V],
+    release: &dyn Fn(),
+) -> Option<Period> {
     let last = g.len().checked_sub(1)?;
     // The bound grows with n0 and p: past the first p that n0 = 0 cannot prove, none can.
     let provable = |p: usize| proof_start(moves, 0, p) + p - 1 <= last;
+    let mut compared = 0usize;
+    let mut tick = |count: usize| {
+        compared += count;
+        if compared >= SCAN_STEP {
+            compared = 0;
+            release();
+        }
+    };
     (1..=last).take_while(|&p| provable(p)).find_map(|p| {
-        // The smallest n0 with g[n + p] == g[n] for n0 <= n <= last - p.
-        let n0 = (0..=last - p).rev().find(|&n| g[n + p] != g[n]).map_or(0, |n| n + 1);
+        // The smallest n0 with g[n + p] == g[n] for n0 <= n <= last - p, a stretch at a time.
+        let mut end = last - p + 1;
+        let differs = loop {
+            let start = end.saturating_sub(SCAN_STEP);
+            let found = (start..end).rev().find(|&n| g[n + p] != g[n]);
+            tick(end - found.unwrap_or(start));
+            if found.is_some() || start == 0 {
+                break found;
+            }
+            end = start;
+        };
+        let n0 = differs.map_or(0, |n| n + 1);
         let proved_at = proof_start(moves, n0, p) + p - 1;
         (proved_at <= last).then_some(Period { preperiod: n0, period: p, proved_at })
     })

@@ -27,14 +27,17 @@
 //! splits (from the middle out, it would often need tens of thousands).
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
 use super::code::Moves;
+use super::column::{Column, SCAN_STEP};
+use crate::io::store::Plain;
 use crate::meter::Meter;
 
 /// A stored value: 1 byte while values fit, then 2, then 4.
-pub trait Value: Copy + Send + Sync + PartialEq + Into<u32> + TryFrom<u32> + 'static {}
+pub trait Value: Plain + Into<u32> + TryFrom<u32> {}
 impl Value for u8 {}
 impl Value for u16 {}
 impl Value for u32 {}
@@ -61,13 +64,17 @@ pub struct Sparse {
     /// The values below `width` in increasing order: those in `C`, and the others.
     safe: Vec<u32>,
     unsafe_: Vec<u32>,
+    /// How many walks that found what they looked for ended at a split whose smaller part
+    /// has `k` bits, for each `k`: how far into the first values, and back from the latest,
+    /// the walks read. Written by one thread at a time (between the blocks' parallel parts).
+    depths: [AtomicU64; 65],
     /// When the state was made, for the trace.
     started: std::time::Instant,
 }
 
 impl Sparse {
     /// The state for going on from `g`, G(0..g.len()).
-    pub fn new<V: Value>(g: &[V]) -> Sparse {
+    pub fn new<V: Value>(g: &Column<V>) -> Sparse {
         let mut state = Sparse {
             common: Vec::new(),
             count: Vec::new(),
@@ -76,13 +83,17 @@ impl Sparse {
             width: 0,
             safe: Vec::new(),
             unsafe_: Vec::new(),
+            depths: std::array::from_fn(|_| AtomicU64::new(0)),
             started: std::time::Instant::now(),
         };
-        let largest = g.iter().map(|&v| v.into()).max().unwrap_or(0);
+        let mut largest = 0;
+        scan(g, |_, chunk| largest = chunk.iter().fold(largest, |l, &v| l.max(v.into())));
         state.widen(largest);
-        for &v in g.iter().skip(1) {
-            state.count[v.into() as usize] += 1;
-        }
+        scan(g, |at, chunk| {
+            for &v in &chunk[usize::from(at == 0)..] {
+                state.count[v.into() as usize] += 1;
+            }
+        });
         state.choose_common(g);
         state
     }
@@ -93,7 +104,7 @@ impl Sparse {
     pub fn extend<V: Value>(
         &mut self,
         moves: &Moves,
-        g: &mut Vec<V>,
+        g: &mut Column<V>,
         upto: usize,
         meter: &dyn Meter,
     ) -> Result<(), usize> {
@@ -106,12 +117,23 @@ impl Sparse {
                 if std::env::var_os("GRUNDY_TRACE").is_some() {
                     let (rare, common) = (self.rare.len(), self.safe.len());
                     let secs = self.started.elapsed().as_secs_f64();
-                    eprintln!("octal: {n} heaps, {rare} rare, {common} common values, {secs:.2} s");
+                    let depth = self.usual_depth();
+                    eprintln!(
+                        "octal: {n} heaps, {rare} rare, {common} common values, walks to {depth}, {secs:.2} s"
+                    );
                 }
             }
             // Blocks end at the next power of two, where `C` is chosen again.
             let end = (n + BLOCK).min(upto + 1).min((n + 1).next_power_of_two().max(64));
             self.mark_old_pairs(moves, g, n..end, &mut marks, &mut walked);
+            for (h, walked) in (n..end).zip(walked.chunks(stride(moves))) {
+                for (&j, &depth) in moves.two.iter().zip(walked) {
+                    // A walk that stopped before the last split found its values.
+                    if depth < old_splits(h.saturating_sub(j as usize), n).end {
+                        self.record_depth(depth);
+                    }
+                }
+            }
             let base = self.rare.len();
             let rows = marks.chunks_mut(self.width as usize);
             for ((h, row), walked) in (n..end).zip(rows).zip(walked.chunks(stride(moves))) {
@@ -171,7 +193,7 @@ impl Sparse {
 
     /// Chooses `C` again, greedily from the most frequent value among `g[1..]`, and lists the
     /// rare heaps again.
-    fn choose_common<V: Value>(&mut self, g: &[V]) {
+    fn choose_common<V: Value>(&mut self, g: &Column<V>) {
         let mut order: Vec<u32> = (0..self.width).filter(|&v| self.count[v as usize] > 0).collect();
         order.sort_by_key(|&v| (std::cmp::Reverse(self.count[v as usize]), v));
         self.common.fill(false);
@@ -184,9 +206,52 @@ impl Sparse {
         }
         self.list_values();
         let common = &self.common;
-        self.rare =
-            (1..g.len() as u32).filter(|&h| !common[g[h as usize].into() as usize]).collect();
-        self.rare_values = self.rare.iter().map(|&h| g[h as usize].into()).collect();
+        let (mut rare, mut values) = (Vec::new(), Vec::new());
+        scan(g, |at, chunk| {
+            for (h, &v) in (at..).zip(chunk).skip(usize::from(at == 0)) {
+                if !common[v.into() as usize] {
+                    rare.push(h as u32);
+                    values.push(v.into());
+                }
+            }
+        });
+        (self.rare, self.rare_values) = (rare, values);
+    }
+
+    /// How many of the first values and of the latest ones the method reads: twice the
+    /// usual depth of a walk (the first values, and the latest back from the heap), and twice
+    /// the furthest rare heap (whose partners are the latest values less it), with room for a
+    /// block and the largest take. A table in a file keeps those resident
+    /// ([`Column::keep_hot`]). A read beyond them is still exact, served from the file: the
+    /// rare walks that go deeper, and those of the few heaps whose value is missing among the
+    /// splits (a rare heap, or a value larger than any before), which cross every split and
+    /// let go of what they passed as they go.
+    pub fn reach(&self, moves: &Moves) -> (usize, usize) {
+        let depth = self.usual_depth();
+        let rare = self.rare.last().map_or(0, |&r| r as usize);
+        let take = moves.largest_take() as usize;
+        (2 * depth + BLOCK, 2 * (depth.max(rare) + take + BLOCK))
+    }
+
+    /// Notes a walk that found its values at the split whose smaller part is `depth`.
+    fn record_depth(&self, depth: usize) {
+        let bits = (usize::BITS - depth.leading_zeros()) as usize;
+        self.depths[bits].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A power of two that all but one in a thousand of the walks that found their values
+    /// ended below.
+    fn usual_depth(&self) -> usize {
+        let counts: Vec<u64> = self.depths.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        let total: u64 = counts.iter().sum();
+        let mut below = 0;
+        for (bits, count) in counts.iter().enumerate() {
+            below += count;
+            if below * 1000 >= total * 999 {
+                return 1 << bits;
+            }
+        }
+        0
     }
 
     /// For every heap `h` of `heaps`, one row of `marks` (`width` bytes) marking the values of
@@ -198,7 +263,7 @@ impl Sparse {
     fn mark_old_pairs<V: Value>(
         &self,
         moves: &Moves,
-        g: &[V],
+        g: &Column<V>,
         heaps: Range<usize>,
         marks: &mut Vec<u8>,
         walked: &mut Vec<usize>,
@@ -226,7 +291,7 @@ impl Sparse {
                 self.missing_below_common(row, missing);
                 for (&j, walked) in moves.two.iter().zip(walked) {
                     let m = (first + i).saturating_sub(j as usize);
-                    *walked = walk_up(row, g, m, old_splits(m, n), missing);
+                    *walked = self.walk_up(row, g, m, old_splits(m, n), missing);
                 }
             }
         };
@@ -269,6 +334,38 @@ impl Sparse {
         }
     }
 
+    /// Marks the splits `(a, m - a)` for `a` in `parts`, from the smallest `a` up, in growing
+    /// chunks, until every value of `missing` is marked (`missing` keeps the others); returns the
+    /// end of the parts marked (`parts.start` if none). Walking from the ends finds a heap's last
+    /// missing value in a few thousand splits where walking from the middle can take a hundred
+    /// times more (0.6 at 4x10^6: 2,743 splits on average against 9,013, at most 9,127 against
+    /// 354,644), and it reads only the first values and the latest ones, which stay in cache.
+    ///
+    /// A walk that crosses every split lets go of the pages of a table in a file as it goes.
+    #[inline]
+    fn walk_up<V: Value>(
+        &self,
+        row: &mut [u8],
+        g: &Column<V>,
+        m: usize,
+        parts: Range<usize>,
+        missing: &mut Vec<u32>,
+    ) -> usize {
+        let mut start = parts.start;
+        let mut step = 64;
+        while start < parts.end && !missing.is_empty() {
+            let end = (start + step).min(parts.end);
+            mark_splits(row, g, m, start..end);
+            missing.retain(|&x| row[x as usize] == 0);
+            if end / SCAN_STEP != start / SCAN_STEP {
+                g.release_cold();
+            }
+            start = end;
+            step = (step * 2).min(1 << 10);
+        }
+        start
+    }
+
     /// The smallest value of `C` unmarked in `row` (or `width`); lists in `missing` the values
     /// outside `C` unmarked below it.
     fn missing_below_common(&self, row: &[u8], missing: &mut Vec<u32>) -> u32 {
@@ -285,7 +382,7 @@ impl Sparse {
     fn value<V: Value>(
         &self,
         moves: &Moves,
-        g: &[V],
+        g: &Column<V>,
         h: usize,
         (row, walked): (&mut [u8], &[usize]),
         (n, base): (usize, usize),
@@ -320,8 +417,11 @@ impl Sparse {
             // row's walk stopped.
             let m = h.saturating_sub(j as usize);
             let old = old_splits(m, n);
-            walk_up(row, g, m, 1..old.start.min(m / 2 + 1), missing);
-            walk_up(row, g, m, marked..old.end, missing);
+            self.walk_up(row, g, m, 1..old.start.min(m / 2 + 1), missing);
+            let depth = self.walk_up(row, g, m, marked..old.end, missing);
+            if missing.is_empty() && depth > marked {
+                self.record_depth(depth);
+            }
         }
         if missing.is_empty() {
             return common;
@@ -361,6 +461,15 @@ fn mark_splits<V: Value>(row: &mut [u8], g: &[V], m: usize, parts: Range<usize>)
     }
 }
 
+/// Calls `f` with the values of `g` a stretch at a time (and where each starts), letting go of
+/// the pages passed in a table in a file.
+fn scan<V: Value>(g: &Column<V>, mut f: impl FnMut(usize, &[V])) {
+    for (k, chunk) in g.chunks(SCAN_STEP).enumerate() {
+        f(k * SCAN_STEP, chunk);
+        g.release_cold();
+    }
+}
+
 /// Entries per heap in the record of the splits walked: one per two-heap move, at least one.
 fn stride(moves: &Moves) -> usize {
     moves.two.len().max(1)
@@ -371,32 +480,6 @@ fn stride(moves: &Moves) -> usize {
 fn old_splits(m: usize, n: usize) -> Range<usize> {
     let first = (m + 1).saturating_sub(n).max(1);
     first..(m / 2 + 1).max(first)
-}
-
-/// Marks the splits `(a, m - a)` for `a` in `parts`, from the smallest `a` up, in growing
-/// chunks, until every value of `missing` is marked (`missing` keeps the others); returns the
-/// end of the parts marked (`parts.start` if none). Walking from the ends finds a heap's last
-/// missing value in a few thousand splits where walking from the middle can take a hundred
-/// times more (0.6 at 4x10^6: 2,743 splits on average against 9,013, at most 9,127 against
-/// 354,644), and it reads only the first values and the latest ones, which stay in cache.
-#[inline]
-fn walk_up<V: Value>(
-    row: &mut [u8],
-    g: &[V],
-    m: usize,
-    parts: Range<usize>,
-    missing: &mut Vec<u32>,
-) -> usize {
-    let mut start = parts.start;
-    let mut step = 64;
-    while start < parts.end && !missing.is_empty() {
-        let end = (start + step).min(parts.end);
-        mark_splits(row, g, m, start..end);
-        missing.retain(|&x| row[x as usize] == 0);
-        start = end;
-        step = (step * 2).min(1 << 10);
-    }
-    start
 }
 
 /// The index range of the rare heaps `r` whose split `(r, m - r)` has both parts older than
@@ -418,13 +501,13 @@ mod tests {
     fn a_value_too_wide_for_the_storage_stops_the_extension_where_it_is() {
         // Taking 1 to 300 tokens leaving one heap or none: G(n) = n mod 301.
         let moves = Code::parse(&format!("0.{}", "3".repeat(300)), false).unwrap().moves();
-        let mut g: Vec<u8> = vec![0];
+        let mut g = Column::from(vec![0u8]);
         let mut state = Sparse::new(&g);
         assert_eq!(state.extend(&moves, &mut g, 700, &()), Err(256));
         assert_eq!(g.len(), 256);
         // Going on in 4 bytes from the same state gives the plain method's values.
-        let mut wide: Vec<u32> = g.iter().map(|&v| v.into()).collect();
+        let mut wide = Column::from(g.iter().map(|&v| u32::from(v)).collect::<Vec<_>>());
         assert_eq!(state.extend(&moves, &mut wide, 700, &()), Ok(()));
-        assert_eq!(wide, naive(&moves, 700));
+        assert_eq!(&wide[..], &naive(&moves, 700)[..]);
     }
 }

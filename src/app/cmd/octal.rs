@@ -10,7 +10,7 @@ use crate::app::config::Config;
 use grundy::error::Error;
 use grundy::io::progress::Progress;
 use grundy::io::sink::Sink;
-use grundy::octal::{self, checkpoint, Code, Keeper, Method, Sequence, Values};
+use grundy::octal::{self, checkpoint, Code, Keeper, Method, Place, Sequence, Values};
 
 /// Runs `grundy octal` with the user's arguments.
 pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
@@ -31,10 +31,13 @@ pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
     let sequence = match args.checkpoint.as_deref() {
         Some(path) => from_checkpoint(&code, args, method, path, config)?,
         None => {
+            // A long run keeps its table in a file, resident only where the method reads it.
+            let place = if args.n >= IN_MEMORY { Place::Temporary } else { Place::Memory };
             let progress = Progress::new(config.progress);
-            let sequence = octal::sequence(&code, args.n, method, &progress);
+            let sequence =
+                octal::sequence_from(&code, args.n, method, None, &place, &mut (), &progress);
             progress.finish();
-            sequence
+            sequence?
         }
     };
     let seconds = start.elapsed().as_secs_f64();
@@ -69,7 +72,11 @@ pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 eprintln!("warning: {}: cannot remove the checkpoint: {e}", path.display())
             }
-            _ => {}
+            _ => {
+                if let Err(e) = checkpoint::remove_values(path) {
+                    eprintln!("warning: {e}");
+                }
+            }
         }
     }
     let facts = facts(&sequence, last);
@@ -92,7 +99,7 @@ fn from_checkpoint(
     path: &Path,
     config: &Config,
 ) -> Result<Sequence, Error> {
-    let start = checkpoint::read(path, code)?;
+    let (start, writer) = checkpoint::open(path, code, args.n + 1)?;
     if let Some(values) = &start {
         eprintln!(
             "grundy: going on from {}: G(0..={}) computed before",
@@ -101,27 +108,31 @@ fn from_checkpoint(
         );
     }
     let every = Duration::from_secs_f64(args.checkpoint_every);
-    let mut keeper = Every { path, code, every, last: Instant::now() };
+    let mut keeper = Every { writer, every, last: Instant::now() };
     let progress = Progress::new(config.progress);
-    let sequence = octal::sequence_from(code, args.n, method, start, &mut keeper, &progress);
+    let place = checkpoint::place(path);
+    let sequence =
+        octal::sequence_from(code, args.n, method, start, &place, &mut keeper, &progress);
     progress.finish();
     sequence
 }
 
+/// Heaps from which a run keeps its table in a temporary file rather than in memory.
+const IN_MEMORY: usize = 1 << 22;
+
 /// Writes a checkpoint when `every` has gone by since the last.
-struct Every<'a> {
-    path: &'a Path,
-    code: &'a Code,
+struct Every {
+    writer: checkpoint::Writer,
     every: Duration,
     last: Instant,
 }
 
-impl Keeper for Every<'_> {
+impl Keeper for Every {
     type Error = Error;
 
     fn offer(&mut self, values: &Values) -> Result<(), Error> {
         if self.last.elapsed() >= self.every {
-            checkpoint::write(self.path, self.code, values)?;
+            self.writer.write(values)?;
             // From the end of the write: a slow disk does not make a run that only writes.
             self.last = Instant::now();
         }
@@ -180,8 +191,16 @@ fn plot(code: &Code, sequence: &Sequence, last: usize) -> Result<String, Error> 
         Some(p) => format!("{code}: period {} from n = {}", p.period, p.preperiod),
         None => format!("{code}: G(n) for n <= {last}"),
     };
-    // Only `value(n)` for n <= last is read, and every such value is known.
-    let value = |n: usize| sequence.value(n).unwrap_or_default();
+    // Only `value(n)` for n <= last is read, and every such value is known. The plot samples
+    // a table in a file here and there: what it read is let go now and then.
+    let read = std::cell::Cell::new(0u32);
+    let value = |n: usize| {
+        read.set(read.get().wrapping_add(1));
+        if read.get() % (1 << 12) == 0 {
+            sequence.values.release_cold();
+        }
+        sequence.value(n).unwrap_or_default()
+    };
     grundy::report::plot::svg(&title, last + 1, &value)
         .map_err(|e| Error::Usage(format!("cannot draw the plot: {e}")))
 }
@@ -198,8 +217,7 @@ struct Facts {
 fn facts(sequence: &Sequence, shown: usize) -> Facts {
     let values = &sequence.values;
     let (mut largest, mut zeros) = (0, 0);
-    for n in 0..values.len() {
-        let g = values.get(n);
+    for g in values.iter() {
         largest = largest.max(g);
         zeros += usize::from(g == 0);
     }
