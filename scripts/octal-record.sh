@@ -25,7 +25,7 @@ source scripts/lib.sh
 # "seconds peak-MB" of one run of "$@" (its stdout kept in $dir/stdout).
 measure() {
   /usr/bin/time -f "%e %M" -o "$dir/time" "$@" >"$dir/stdout"
-  awk '{printf "%s %.1f", $1, $2 / 1024}' "$dir/time"
+  awk '{printf "%s %.1f\n", $1, $2 / 1024}' "$dir/time"
 }
 
 section=$dir/section.md

@@ -23,9 +23,9 @@
 //! temporary file renamed over the last), after the values it counts are on the disk
 //! (`msync`), so a run killed at any moment leaves a checkpoint whose values are whole; the
 //! values computed after it are cut off when a run goes on from it. When the values widen,
-//! the wider file is written whole, a checkpoint naming it follows at once, and only then is
-//! the narrower file removed. Version 1 checkpoints (the values inside the checkpoint itself)
-//! are still read.
+//! the wider file is written whole beside the narrower, which stays (and stays what the last
+//! checkpoint names) until a checkpoint names the wider one. Version 1 checkpoints (the values
+//! inside the checkpoint itself) are still read.
 
 use std::path::{Path, PathBuf};
 

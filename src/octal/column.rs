@@ -211,7 +211,7 @@ impl<V: Plain> Column<V> {
     pub fn release_cold(&self) {
         let Data::File(mapped) = &self.data else { return };
         let size = size_of::<V>();
-        let start = (self.hot.0 * size).div_ceil(PAGE) * PAGE;
+        let start = self.hot.0.min(self.len).saturating_mul(size).div_ceil(PAGE) * PAGE;
         let end = (self.len.saturating_sub(self.hot.1) * size) / PAGE * PAGE;
         if start < end {
             mapped.dont_need(start, end);

@@ -10,8 +10,8 @@
 //!    common is missing;
 //! 2. the values below `c` that are not common and not marked yet must each be a move's
 //!    value, or G(h) is the smallest that is not: walk the splits from the ends in
-//!    (`(1, m - 1)`, `(2, m - 2)`, ...), marking values until none is missing or the walk ends (then `h` is a rare heap: rare,
-//!    as the name says).
+//!    (`(1, m - 1)`, `(2, m - 2)`, ...), marking values until none is missing or the walk
+//!    ends (then `h` is a rare heap: rare, as the name says).
 //!
 //! Exact for any such `C`: it only decides how short the lists and the walks are. `C` is
 //! chosen greedily, most frequent value first, when the heap count doubles; a value seen for
@@ -27,7 +27,6 @@
 //! splits (from the middle out, it would often need tens of thousands).
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -64,10 +63,10 @@ pub struct Sparse {
     /// The values below `width` in increasing order: those in `C`, and the others.
     safe: Vec<u32>,
     unsafe_: Vec<u32>,
-    /// How many walks that found what they looked for ended at a split whose smaller part
-    /// has `k` bits, for each `k`: how far into the first values, and back from the latest,
-    /// the walks read. Written by one thread at a time (between the blocks' parallel parts).
-    depths: [AtomicU64; 65],
+    /// How many of the blocks' walks that found what they looked for ended at a split whose
+    /// smaller part has `k` bits, for each `k`: how far into the first values, and back from
+    /// the latest, the walks read.
+    depths: [u64; 65],
     /// When the state was made, for the trace.
     started: std::time::Instant,
 }
@@ -83,7 +82,7 @@ impl Sparse {
             width: 0,
             safe: Vec::new(),
             unsafe_: Vec::new(),
-            depths: std::array::from_fn(|_| AtomicU64::new(0)),
+            depths: [0; 65],
             started: std::time::Instant::now(),
         };
         let mut largest = 0;
@@ -119,7 +118,8 @@ impl Sparse {
                     let secs = self.started.elapsed().as_secs_f64();
                     let depth = self.usual_depth();
                     eprintln!(
-                        "octal: {n} heaps, {rare} rare, {common} common values, walks to {depth}, {secs:.2} s"
+                        "octal: {n} heaps, {rare} rare, {common} common values, \
+                         walks to {depth}, {secs:.2} s"
                     );
                 }
             }
@@ -234,18 +234,16 @@ impl Sparse {
     }
 
     /// Notes a walk that found its values at the split whose smaller part is `depth`.
-    fn record_depth(&self, depth: usize) {
-        let bits = (usize::BITS - depth.leading_zeros()) as usize;
-        self.depths[bits].fetch_add(1, Ordering::Relaxed);
+    fn record_depth(&mut self, depth: usize) {
+        self.depths[(usize::BITS - depth.leading_zeros()) as usize] += 1;
     }
 
     /// A power of two that all but one in a thousand of the walks that found their values
     /// ended below.
     fn usual_depth(&self) -> usize {
-        let counts: Vec<u64> = self.depths.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-        let total: u64 = counts.iter().sum();
+        let total: u64 = self.depths.iter().sum();
         let mut below = 0;
-        for (bits, count) in counts.iter().enumerate() {
+        for (bits, count) in self.depths.iter().enumerate() {
             below += count;
             if below * 1000 >= total * 999 {
                 return 1 << bits;
@@ -259,7 +257,8 @@ impl Sparse {
     /// the splits of two old heaps, from the ends in, until every value outside `C` below
     /// the row's smallest unmarked value of `C` is marked or the old splits run out (the bulk
     /// of the work, on every thread). `walked` gets, per heap and two-heap move, where the
-    /// walk stopped: the parts below it are marked. Any other value marked is a move's value as well.
+    /// walk stopped: the parts below it are marked. Any other value marked is a move's value
+    /// as well.
     fn mark_old_pairs<V: Value>(
         &self,
         moves: &Moves,
@@ -274,6 +273,7 @@ impl Sparse {
         marks.resize(heaps.len() * width, 0);
         walked.clear();
         walked.resize(heaps.len() * stride(moves), 0);
+        let (values, release): (&[V], &(dyn Fn() + Sync)) = (g, &|| g.release_cold());
         let group = |(k, (rows, walked)): (usize, (&mut [u8], &mut [usize])), missing: &mut _| {
             let first = n + k * GROUP;
             for &j in &moves.two {
@@ -291,7 +291,7 @@ impl Sparse {
                 self.missing_below_common(row, missing);
                 for (&j, walked) in moves.two.iter().zip(walked) {
                     let m = (first + i).saturating_sub(j as usize);
-                    *walked = self.walk_up(row, g, m, old_splits(m, n), missing);
+                    *walked = walk_up(row, (values, release), m, old_splits(m, n), missing);
                 }
             }
         };
@@ -334,38 +334,6 @@ impl Sparse {
         }
     }
 
-    /// Marks the splits `(a, m - a)` for `a` in `parts`, from the smallest `a` up, in growing
-    /// chunks, until every value of `missing` is marked (`missing` keeps the others); returns the
-    /// end of the parts marked (`parts.start` if none). Walking from the ends finds a heap's last
-    /// missing value in a few thousand splits where walking from the middle can take a hundred
-    /// times more (0.6 at 4x10^6: 2,743 splits on average against 9,013, at most 9,127 against
-    /// 354,644), and it reads only the first values and the latest ones, which stay in cache.
-    ///
-    /// A walk that crosses every split lets go of the pages of a table in a file as it goes.
-    #[inline]
-    fn walk_up<V: Value>(
-        &self,
-        row: &mut [u8],
-        g: &Column<V>,
-        m: usize,
-        parts: Range<usize>,
-        missing: &mut Vec<u32>,
-    ) -> usize {
-        let mut start = parts.start;
-        let mut step = 64;
-        while start < parts.end && !missing.is_empty() {
-            let end = (start + step).min(parts.end);
-            mark_splits(row, g, m, start..end);
-            missing.retain(|&x| row[x as usize] == 0);
-            if end / SCAN_STEP != start / SCAN_STEP {
-                g.release_cold();
-            }
-            start = end;
-            step = (step * 2).min(1 << 10);
-        }
-        start
-    }
-
     /// The smallest value of `C` unmarked in `row` (or `width`); lists in `missing` the values
     /// outside `C` unmarked below it.
     fn missing_below_common(&self, row: &[u8], missing: &mut Vec<u32>) -> u32 {
@@ -388,7 +356,9 @@ impl Sparse {
         (n, base): (usize, usize),
         missing: &mut Vec<u32>,
     ) -> u32 {
-        let at = |i: usize| -> u32 { g[i].into() };
+        // One slice for the reads below, not a look at the column's kind for each.
+        let values: &[V] = g;
+        let at = |i: usize| -> u32 { values[i].into() };
         for &j in &moves.empty {
             if h == j as usize {
                 row[0] = 1;
@@ -417,11 +387,9 @@ impl Sparse {
             // row's walk stopped.
             let m = h.saturating_sub(j as usize);
             let old = old_splits(m, n);
-            self.walk_up(row, g, m, 1..old.start.min(m / 2 + 1), missing);
-            let depth = self.walk_up(row, g, m, marked..old.end, missing);
-            if missing.is_empty() && depth > marked {
-                self.record_depth(depth);
-            }
+            let release = || g.release_cold();
+            walk_up(row, (values, &release), m, 1..old.start.min(m / 2 + 1), missing);
+            walk_up(row, (values, &release), m, marked..old.end, missing);
         }
         if missing.is_empty() {
             return common;
@@ -480,6 +448,38 @@ fn stride(moves: &Moves) -> usize {
 fn old_splits(m: usize, n: usize) -> Range<usize> {
     let first = (m + 1).saturating_sub(n).max(1);
     first..(m / 2 + 1).max(first)
+}
+
+/// Marks the splits `(a, m - a)` for `a` in `parts`, from the smallest `a` up, in growing
+/// chunks, until every value of `missing` is marked (`missing` keeps the others); returns the
+/// end of the parts marked (`parts.start` if none). Walking from the ends finds a heap's last
+/// missing value in a few thousand splits where walking from the middle can take a hundred
+/// times more (0.6 at 4x10^6: 2,743 splits on average against 9,013, at most 9,127 against
+/// 354,644), and it reads only the first values and the latest ones, which stay in cache.
+///
+/// A walk that crosses every split calls `release` now and then, so that a table in a file
+/// lets go of what it passed.
+#[inline]
+fn walk_up<V: Value>(
+    row: &mut [u8],
+    (g, release): (&[V], &dyn Fn()),
+    m: usize,
+    parts: Range<usize>,
+    missing: &mut Vec<u32>,
+) -> usize {
+    let mut start = parts.start;
+    let mut step = 64;
+    while start < parts.end && !missing.is_empty() {
+        let end = (start + step).min(parts.end);
+        mark_splits(row, g, m, start..end);
+        missing.retain(|&x| row[x as usize] == 0);
+        if end / SCAN_STEP != start / SCAN_STEP {
+            release();
+        }
+        start = end;
+        step = (step * 2).min(1 << 10);
+    }
+    start
 }
 
 /// The index range of the rare heaps `r` whose split `(r, m - r)` has both parts older than
