@@ -28,7 +28,7 @@ pub enum Method {
 }
 
 /// A computed Grundy sequence: G(0..len), in 1 byte per value while they fit, then 2, then 4;
-/// in memory, or in a file of which only what is read stays resident ([`column`]).
+/// in memory, or in a file of which only what is read stays resident ([`mod@column`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Values {
     /// Every value below 2^8.
