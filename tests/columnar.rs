@@ -76,11 +76,15 @@ mod with_the_feature {
         };
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
         let mut text = names.join(",") + "\n";
+        // A play's query rows (those with a reason) move a list of tokens.
+        let played = names.contains(&"reason");
         for field in schema.fields() {
             let expected = match field.name().as_str() {
                 "query" => "UInt64",
                 "positions" | "infinite_set" | "move_to" => "List(UInt32)",
-                "outcome" | "result" => "Dictionary(Int8, Utf8)",
+                "move_from" if played => "List(UInt32)",
+                "outcome" | "result" | "misere_outcome" => "Dictionary(Int8, Utf8)",
+                "reason" => "Utf8",
                 _ => "UInt32",
             };
             let shown = match field.data_type() {
@@ -88,8 +92,9 @@ mod with_the_feature {
                 other => other.to_string(),
             };
             assert_eq!(shown, expected, "column {}", field.name());
-            let nullable = matches!(field.name().as_str(), "move_from" | "move_to")
-                || (field.name() == "grundy" && names.contains(&"infinite_set"));
+            let nullable =
+                matches!(field.name().as_str(), "move_from" | "move_to" | "misere_heap" | "reason")
+                    || (field.name() == "grundy" && names.contains(&"infinite_set"));
             assert_eq!(field.is_nullable(), nullable, "column {}", field.name());
         }
         for batch in &batches {
@@ -116,6 +121,11 @@ mod with_the_feature {
                 let ids = list.as_primitive::<UInt32Type>();
                 ids.values().iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
             }
+            // Text, quoted as the CSV quotes it.
+            DataType::Utf8 => match column.as_string::<i32>().value(row) {
+                text if text.contains(',') => format!("\"{text}\""),
+                text => text.to_string(),
+            },
             DataType::Dictionary(_, _) => {
                 let words = column.as_dictionary::<Int8Type>();
                 let key = words.keys().value(row) as usize;
@@ -178,6 +188,14 @@ mod with_the_feature {
             vec!["solve", &many, "--report", "OUT"],
             vec!["solve", &loopy, "--loopy", "--report", "OUT"],
             vec!["solve", sums, "--format", "sums", "--report", "OUT"],
+            vec!["values", &many, "--play", "conjunctive", "-o", "OUT"],
+            vec!["values", &many, "--play", "continued", "-o", "OUT"],
+            vec!["values", &many, "--play", "misere", "-o", "OUT"],
+            vec!["values", &graph, "--play", "selective", "-o", "OUT"],
+            vec!["query", &graph, &queries, "--play", "conjunctive", "-o", "OUT"],
+            vec!["query", &graph, &queries, "--play", "misere", "-o", "OUT"],
+            vec!["solve", &many, "--play", "continued", "--report", "OUT"],
+            vec!["solve", &many, "--play", "misere", "--report", "OUT"],
         ];
         for args in cases {
             let csv = d.join("out.csv");

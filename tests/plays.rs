@@ -387,10 +387,6 @@ fn the_plays_refuse_what_they_do_not_take() {
             &["solve", "--play", "continued", "--format", "sums"][..],
             "the plays take the chess and edge-list formats",
         ),
-        (
-            &["values", "--play", "conjunctive", "--output-format", "parquet", "-o", "x.parquet"][..],
-            "",
-        ),
     ] {
         let refused = run(args, Some(input));
         assert_eq!(refused.code, 2, "{args:?}: a usage error");

@@ -1,7 +1,8 @@
 //! The engines of `solve --play`, `query --play` and `values --play` for the plays other than normal
 //! ([`crate::play`]): the verdict line of every query (`WIN`, `LOSE`, or for a misère sum the
 //! theory does not decide, `UNDECIDED`), report rows with the winning move of every WIN (one
-//! move per token that moves), and each node's numbers as `values` columns. CSV only.
+//! move per token that moves), and each node's numbers as `values` columns, through any
+//! [`RowSink`] (CSV, Parquet, Arrow IPC).
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -19,9 +20,8 @@ use crate::meter::{Meter, Stage, Unit};
 use crate::order::Levels;
 use crate::parse::format::Format;
 use crate::play::{self, Answer, Measures, Play, Verdict, NO_HEAP};
-use crate::report::csv::push_list;
 use crate::report::stats::{CaseStats, Outcomes, PlayStats};
-use crate::report::{Rows, VALUES_HEADER};
+use crate::report::{PlayNumbers, PlayPiece, RowSink, Table};
 
 /// What the plays read of a solved case, wherever it was solved: a text input just now, or an
 /// index ([`Solved::of_index`]).
@@ -47,50 +47,35 @@ impl<'a> Solved<'a> {
     }
 }
 
-/// Columns of `solve --play --report`: a winning move's tokens and where each goes, as
-/// space-separated lists, and why a sum is UNDECIDED.
-pub const PLAY_REPORT_HEADER: &[&str] =
-    &["case", "query", "positions", "result", "move_from", "move_to", "reason"];
-
-/// The columns `values --play` adds after `values`' own.
-pub fn value_columns(play: Play) -> &'static [&'static str] {
-    match play {
-        Play::Normal | Play::Selective => &[],
-        Play::Conjunctive => &["remoteness"],
-        Play::Continued => &["suspense"],
-        Play::Misere => &["misere_outcome", "misere_grundy", "misere_heap"],
-    }
-}
-
-/// Answers every query of `input` under `play`: verdict lines to `out`, and rows of
-/// [`PLAY_REPORT_HEADER`] to `report` if given.
-pub fn solve(
+/// Answers every query of `input` under `play`: verdict lines to `out`, and the rows of
+/// [`Table::PlayQueries`] to `report` if given.
+pub fn solve<S: RowSink>(
     input: &Input,
     (exec, format, play): (Exec, Format, Play),
     out: &mut impl Put,
-    mut report: Option<&mut impl Put>,
+    mut report: Option<&mut S>,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     if let Some(report) = &mut report {
-        report.put(&Rows::header(PLAY_REPORT_HEADER))?;
+        report.start(Table::PlayQueries)?;
     }
     let with_report = report.is_some();
     let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
     while let Some(case) = reader.next_case()? {
         let case = Solved::of(&case);
         let measures = measures(&case, play, exec, meter);
-        let answer = |number: u64, positions: &[u32], bufs: &mut Bufs<Vec<u8>>| {
+        let answer = |number: u64, positions: &[u32], bufs: &mut Bufs<S::Play>| {
             let answer = answer_of(play, &case, &measures, positions);
             bufs.main.extend_from_slice(answer.verdict.word().as_bytes());
             bufs.main.push(b'\n');
             if with_report {
-                report_row(&mut bufs.rows, (case.case, number), positions, &answer);
+                bufs.rows.play_query_row((case.case, number), positions, &answer);
             }
         };
-        reader.queries(answer, |bufs: &Bufs<Vec<u8>>| {
+        reader.queries(answer, |bufs: &Bufs<S::Play>| {
             out.put(&bufs.main)?;
             if let Some(report) = report.as_deref_mut() {
-                report.put(&bufs.rows)?;
+                report.put_play(&bufs.rows)?;
             }
             Ok(())
         })?;
@@ -99,15 +84,15 @@ pub fn solve(
 }
 
 /// Answers the queries of `queries_input` against the first case of `graph_input` under
-/// `play`, as rows of [`PLAY_REPORT_HEADER`] (the case column 1) to `out`.
+/// `play`, as rows of [`Table::PlayQueries`] (the case column 1) to `out`.
 pub fn query(
     graph_input: &Input,
     queries_input: &Input,
     (exec, format, play): (Exec, Format, Play),
-    out: &mut impl Put,
+    out: &mut impl RowSink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    out.put(&Rows::header(PLAY_REPORT_HEADER))?;
+    out.start(Table::PlayQueries)?;
     let mut graphs = CaseReader::new(graph_input, exec, format, meter).with_levels(true);
     let Some(case) = graphs.next_case()? else {
         return Err(Error::NoGraph { path: graph_input.name().to_string() });
@@ -124,10 +109,10 @@ pub fn query_index(
     index: &Index,
     queries_input: &Input,
     (exec, play): (Exec, Play),
-    out: &mut impl Put,
+    out: &mut impl RowSink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    out.put(&Rows::header(PLAY_REPORT_HEADER))?;
+    out.start(Table::PlayQueries)?;
     if index.case_count() == 0 {
         return Err(Error::NoGraph { path: index.name().to_string() });
     }
@@ -139,22 +124,22 @@ pub fn query_index(
 
 /// Answers the queries of `queries_input` against `case`, whose numbers under `play` are
 /// `measures`, as rows to `out`.
-fn answer_all(
+fn answer_all<S: RowSink>(
     (case, measures): (&Solved, &Measures),
     queries_input: &Input,
     (exec, play): (Exec, Play),
-    out: &mut impl Put,
+    out: &mut S,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     let nodes = case.graph.node_count() as u32;
     let mut reader = CaseReader::queries_only(queries_input, exec, nodes, meter);
     reader.queries(
-        |number, positions, bufs: &mut Bufs<Vec<u8>>| {
+        |number, positions, bufs: &mut Bufs<S::Play>| {
             let answer = answer_of(play, case, measures, positions);
-            report_row(&mut bufs.rows, (1, number), positions, &answer);
+            bufs.rows.play_query_row((1, number), positions, &answer);
         },
-        |bufs: &Bufs<Vec<u8>>| {
-            out.put(&bufs.rows)?;
+        |bufs: &Bufs<S::Play>| {
+            out.put_play(&bufs.rows)?;
             match out.is_closed() {
                 true => Err(IoError::OutputClosed.into()),
                 false => Ok(()),
@@ -164,15 +149,15 @@ fn answer_all(
     reader.expect_end()
 }
 
-/// Writes `values`' rows of every case of `input` with `play`'s columns ([`value_columns`]).
+/// Writes `values`' rows of every case of `input` with `play`'s columns
+/// ([`Table::PlayValues`]).
 pub fn values(
     input: &Input,
     (exec, format, play): (Exec, Format, Play),
-    out: &mut impl Put,
+    out: &mut impl RowSink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    let header: Vec<&str> = VALUES_HEADER.iter().chain(value_columns(play)).copied().collect();
-    out.put(&Rows::header(&header))?;
+    out.start(Table::PlayValues(play))?;
     let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
     while let Some(case) = reader.next_case()? {
         let case = Solved::of(&case);
@@ -188,11 +173,10 @@ pub fn values(
 pub fn values_of_index(
     index: &Index,
     (exec, play): (Exec, Play),
-    out: &mut impl Put,
+    out: &mut impl RowSink,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
-    let header: Vec<&str> = VALUES_HEADER.iter().chain(value_columns(play)).copied().collect();
-    out.put(&Rows::header(&header))?;
+    out.start(Table::PlayValues(play))?;
     for i in 0..index.case_count() {
         let case = index.case(i, true)?;
         let case = Solved::of_index(&case);
@@ -302,87 +286,51 @@ pub fn levels_of(node_levels: &[u32]) -> Levels {
     Levels::from_groups(order, starts).unwrap_or_else(|| Levels::each(0))
 }
 
-/// Appends the report row of query `number` of case `case`.
-fn report_row(out: &mut Vec<u8>, (case, number): (u64, u64), positions: &[u32], answer: &Answer) {
-    let mut num = itoa::Buffer::new();
-    let (from, to): (Vec<u32>, Vec<u32>) = answer.moves.iter().copied().unzip();
-    out.extend_from_slice(num.format(case).as_bytes());
-    out.push(b',');
-    out.extend_from_slice(num.format(number).as_bytes());
-    out.push(b',');
-    push_list(out, positions);
-    out.push(b',');
-    out.extend_from_slice(answer.verdict.word().as_bytes());
-    out.push(b',');
-    push_list(out, &from);
-    out.push(b',');
-    push_list(out, &to);
-    out.push(b',');
-    if let Verdict::Undecided(why) = answer.verdict {
-        out.extend_from_slice(why.as_bytes());
-    }
-    out.push(b'\n');
-}
-
 /// Nodes per piece of rows formatted in parallel.
 const NODES_PER_PIECE: usize = 1 << 15;
 
-/// Writes the rows of one case with its play's columns, pieces formatted in parallel.
-fn write_values(
+/// Writes the rows of one case with its play's columns, pieces filled in parallel.
+fn write_values<S: RowSink>(
     case: &Solved,
     measures: &Measures,
     exec: Exec,
-    out: &mut impl Put,
+    out: &mut S,
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     let nodes = case.graph.node_count();
     meter.start(Stage { case: case.case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
     let levels = &case.levels;
-    let row = |rows: &mut Rows, v: u32| {
+    let row = |piece: &mut S::Play, v: u32| {
         let i = v as usize;
         let graph = case.graph;
-        let base = [
+        let node = [
             case.case,
             v.into(),
             case.values.get(v).into(),
             levels[i].into(),
             graph.move_count(v).into(),
         ];
-        match measures {
-            Measures::None => rows.numbers(&base),
-            Measures::Remoteness(r) | Measures::Suspense(r) => {
-                let [c, v, g, l, d] = base;
-                rows.numbers(&[c, v, g, l, d, r[i].into()]);
-            }
-            Measures::Misere(m) => {
-                let mut buffers: [itoa::Buffer; 7] = Default::default();
-                let [b0, b1, b2, b3, b4, b5, b6] = &mut buffers;
-                let outcome = if m[i].grundy == 0 { "LOSE" } else { "WIN" };
-                let heap = if m[i].heap == NO_HEAP { "" } else { b6.format(m[i].heap) };
-                rows.names(&[
-                    b0.format(base[0]),
-                    b1.format(base[1]),
-                    b2.format(base[2]),
-                    b3.format(base[3]),
-                    b4.format(base[4]),
-                    outcome,
-                    b5.format(m[i].grundy),
-                    heap,
-                ]);
-            }
-        }
+        let numbers = match measures {
+            Measures::None => PlayNumbers::None,
+            Measures::Remoteness(r) | Measures::Suspense(r) => PlayNumbers::Count(r[i]),
+            Measures::Misere(m) => PlayNumbers::Misere {
+                grundy: m[i].grundy,
+                heap: (m[i].heap != NO_HEAP).then_some(m[i].heap),
+            },
+        };
+        piece.play_value_row(node, numbers);
     };
     let starts: Vec<usize> = (0..nodes).step_by(NODES_PER_PIECE).collect();
     for batch in starts.chunks(64) {
         let pieces = exec.map(batch, |first| {
-            let mut rows = Rows::default();
+            let mut piece = S::Play::default();
             for v in first..(first + NODES_PER_PIECE).min(nodes) {
-                row(&mut rows, v as u32);
+                row(&mut piece, v as u32);
             }
-            rows.into_bytes()
+            piece
         });
         for piece in pieces {
-            out.put(&piece)?;
+            out.put_play(&piece)?;
         }
         if out.is_closed() {
             return Err(IoError::OutputClosed.into());

@@ -36,7 +36,8 @@ use crate::io::error::IoError;
 use crate::io::sink::Put;
 
 use super::{Column, Columns, LoopyPiece, Piece, QueryPiece, QueryRow, RowSink, Table, ValuePiece};
-use super::{FileFormat, LOOPY_VALUES_HEADER, VALUES_HEADER};
+use super::{FileFormat, PlayNumbers, PlayPiece, LOOPY_VALUES_HEADER, VALUES_HEADER};
+use crate::play::{Answer, Verdict};
 
 /// A file format's writer of record batches: the part of a columnar sink that differs
 /// between Parquet and Arrow IPC.
@@ -150,6 +151,7 @@ impl<'a, P: Put + Send, E: Encoder<Bytes<'a, P>>> RowSink for Columnar<'a, P, E>
     type Values = ValueColumns;
     type Loopy = LoopyColumns;
     type Queries = QueryColumns;
+    type Play = PlayColumns;
 
     fn start(&mut self, table: Table) -> Result<(), Error> {
         let Some(out) = self.out.take() else {
@@ -183,6 +185,13 @@ impl<'a, P: Put + Send, E: Encoder<Bytes<'a, P>>> RowSink for Columnar<'a, P, E>
     }
 
     fn put_queries(&mut self, piece: &QueryColumns) -> Result<(), Error> {
+        if piece.rows == 0 {
+            return Ok(());
+        }
+        self.write(|schema| piece.to_batch(schema))
+    }
+
+    fn put_play(&mut self, piece: &PlayColumns) -> Result<(), Error> {
         if piece.rows == 0 {
             return Ok(());
         }
@@ -226,6 +235,19 @@ fn schema(table: Table) -> SchemaRef {
                 }
             })
             .collect(),
+        Table::PlayValues(_) | Table::PlayQueries => table
+            .names()
+            .into_iter()
+            .map(|name| match name {
+                "query" => Field::new(name, DataType::UInt64, false),
+                "positions" => Field::new(name, list_type(), false),
+                "move_from" | "move_to" => Field::new(name, list_type(), true),
+                "result" | "misere_outcome" => Field::new(name, word_type(), false),
+                "reason" => Field::new(name, DataType::Utf8, true),
+                "misere_heap" => u32_field(name, true),
+                _ => u32_field(name, false),
+            })
+            .collect(),
     };
     Arc::new(Schema::new(fields))
 }
@@ -258,9 +280,27 @@ fn word_key(outcome: Outcome) -> i8 {
 /// replace a dictionary).
 const WORDS: [&str; 3] = ["WIN", "LOSE", "DRAW"];
 
+/// The dictionary of a play's `result` and `misere_outcome`: a misère sum the theory does not
+/// decide is UNDECIDED, and no play here has draws.
+const PLAY_WORDS: [&str; 3] = ["WIN", "LOSE", "UNDECIDED"];
+
+/// The key of `verdict` in [`PLAY_WORDS`].
+fn verdict_key(verdict: Verdict) -> i8 {
+    match verdict {
+        Verdict::Win => 0,
+        Verdict::Lose => 1,
+        Verdict::Undecided(_) => 2,
+    }
+}
+
 /// A column of outcome keys.
 fn words(keys: Vec<i8>) -> Result<ArrayRef, String> {
-    let values: ArrayRef = Arc::new(StringArray::from(WORDS.to_vec()));
+    words_of(keys, &WORDS)
+}
+
+/// A column of keys into `dictionary`.
+fn words_of(keys: Vec<i8>, dictionary: &[&str]) -> Result<ArrayRef, String> {
+    let values: ArrayRef = Arc::new(StringArray::from(dictionary.to_vec()));
     let array = DictionaryArray::<Int8Type>::try_new(Int8Array::from(keys), values);
     Ok(Arc::new(array.map_err(|e| e.to_string())?))
 }
@@ -481,6 +521,180 @@ impl QueryColumns {
                 "move_from" => u32s_valid(self.move_from.clone(), &self.moved),
                 "move_to" => lists(&self.move_to_lengths, self.move_to.clone(), Some(&self.moved))?,
                 other => return Err(format!("no column `{other}` in query rows")),
+            };
+            debug_assert_eq!(column.len(), self.rows);
+            columns.push(column);
+        }
+        batch(schema, columns)
+    }
+}
+
+/// A piece of a play's rows as columns: `values --play` rows or query rows, whichever table
+/// the sink started (only that table's columns are filled).
+#[derive(Debug, Default, Clone)]
+pub struct PlayColumns {
+    rows: usize,
+    case: Vec<u64>,
+    /// `values --play`: the node's own columns, and the play's.
+    node: Vec<u32>,
+    grundy: Vec<u32>,
+    level: Vec<u32>,
+    out_degree: Vec<u32>,
+    /// Remoteness or suspense.
+    count: Vec<u32>,
+    misere_outcome: Vec<i8>,
+    misere_grundy: Vec<u32>,
+    misere_heap: Vec<u32>,
+    /// The node equals a misère nim heap (else `misere_heap` is null).
+    heap_known: Vec<bool>,
+    /// Query rows.
+    query: Vec<u64>,
+    position_lengths: Vec<u32>,
+    positions: Vec<u32>,
+    result: Vec<i8>,
+    /// A move is shown (else `move_from` and `move_to` are null, as the CSV's fields are empty).
+    moved: Vec<bool>,
+    move_lengths: Vec<u32>,
+    move_from: Vec<u32>,
+    move_to: Vec<u32>,
+    /// Why a sum is UNDECIDED (null otherwise).
+    reason: Vec<Option<&'static str>>,
+}
+
+impl Piece for PlayColumns {
+    fn append(&mut self, other: &PlayColumns) {
+        self.rows += other.rows;
+        self.case.extend_from_slice(&other.case);
+        self.node.extend_from_slice(&other.node);
+        self.grundy.extend_from_slice(&other.grundy);
+        self.level.extend_from_slice(&other.level);
+        self.out_degree.extend_from_slice(&other.out_degree);
+        self.count.extend_from_slice(&other.count);
+        self.misere_outcome.extend_from_slice(&other.misere_outcome);
+        self.misere_grundy.extend_from_slice(&other.misere_grundy);
+        self.misere_heap.extend_from_slice(&other.misere_heap);
+        self.heap_known.extend_from_slice(&other.heap_known);
+        self.query.extend_from_slice(&other.query);
+        self.position_lengths.extend_from_slice(&other.position_lengths);
+        self.positions.extend_from_slice(&other.positions);
+        self.result.extend_from_slice(&other.result);
+        self.moved.extend_from_slice(&other.moved);
+        self.move_lengths.extend_from_slice(&other.move_lengths);
+        self.move_from.extend_from_slice(&other.move_from);
+        self.move_to.extend_from_slice(&other.move_to);
+        self.reason.extend_from_slice(&other.reason);
+    }
+
+    fn clear(&mut self) {
+        self.rows = 0;
+        self.case.clear();
+        self.node.clear();
+        self.grundy.clear();
+        self.level.clear();
+        self.out_degree.clear();
+        self.count.clear();
+        self.misere_outcome.clear();
+        self.misere_grundy.clear();
+        self.misere_heap.clear();
+        self.heap_known.clear();
+        self.query.clear();
+        self.position_lengths.clear();
+        self.positions.clear();
+        self.result.clear();
+        self.moved.clear();
+        self.move_lengths.clear();
+        self.move_from.clear();
+        self.move_to.clear();
+        self.reason.clear();
+    }
+
+    fn bytes(&self) -> usize {
+        // Every row's fixed columns (at most 40 bytes) and the lists' ids.
+        self.rows * 40 + 4 * (self.positions.len() + 2 * self.move_from.len())
+    }
+}
+
+impl PlayPiece for PlayColumns {
+    fn play_value_row(
+        &mut self,
+        [case, node, grundy, level, degree]: [u64; 5],
+        numbers: PlayNumbers,
+    ) {
+        // A node's id, value, level and out-degree are u32s widened for the CSV's formatter.
+        let narrow = |x: u64| x as u32;
+        self.rows += 1;
+        self.case.push(case);
+        self.node.push(narrow(node));
+        self.grundy.push(narrow(grundy));
+        self.level.push(narrow(level));
+        self.out_degree.push(narrow(degree));
+        match numbers {
+            PlayNumbers::None => {}
+            PlayNumbers::Count(count) => self.count.push(count),
+            PlayNumbers::Misere { grundy, heap } => {
+                self.misere_outcome.push(verdict_key(if grundy == 0 {
+                    Verdict::Lose
+                } else {
+                    Verdict::Win
+                }));
+                self.misere_grundy.push(grundy);
+                self.misere_heap.push(heap.unwrap_or(0));
+                self.heap_known.push(heap.is_some());
+            }
+        }
+    }
+
+    fn play_query_row(&mut self, (case, number): (u64, u64), positions: &[u32], answer: &Answer) {
+        self.rows += 1;
+        self.case.push(case);
+        self.query.push(number);
+        // A query's token count is read as a u32; a move moves at most every token.
+        self.position_lengths.push(positions.len() as u32);
+        self.positions.extend_from_slice(positions);
+        self.result.push(verdict_key(answer.verdict));
+        self.moved.push(!answer.moves.is_empty());
+        self.move_lengths.push(answer.moves.len() as u32);
+        self.move_from.extend(answer.moves.iter().map(|&(from, _)| from));
+        self.move_to.extend(answer.moves.iter().map(|&(_, to)| to));
+        self.reason.push(match answer.verdict {
+            Verdict::Undecided(why) => Some(why),
+            _ => None,
+        });
+    }
+}
+
+impl PlayColumns {
+    /// The piece's rows as a batch of `schema`'s columns.
+    fn to_batch(&self, schema: &SchemaRef) -> Result<RecordBatch, String> {
+        let mut columns = Vec::with_capacity(schema.fields().len());
+        for field in schema.fields() {
+            let column: ArrayRef = match field.name().as_str() {
+                "case" => {
+                    let case: Result<Vec<u32>, _> =
+                        self.case.iter().map(|&c| u32::try_from(c)).collect();
+                    u32s(case.map_err(|_| {
+                        "a case number past 4,294,967,295: a columnar file numbers cases in 32 \
+                         bits"
+                            .to_string()
+                    })?)
+                }
+                "node" => u32s(self.node.clone()),
+                "grundy" => u32s(self.grundy.clone()),
+                "level" => u32s(self.level.clone()),
+                "out_degree" => u32s(self.out_degree.clone()),
+                "remoteness" | "suspense" => u32s(self.count.clone()),
+                "misere_outcome" => words_of(self.misere_outcome.clone(), &PLAY_WORDS)?,
+                "misere_grundy" => u32s(self.misere_grundy.clone()),
+                "misere_heap" => u32s_valid(self.misere_heap.clone(), &self.heap_known),
+                "query" => Arc::new(UInt64Array::from(self.query.clone())),
+                "positions" => lists(&self.position_lengths, self.positions.clone(), None)?,
+                "result" => words_of(self.result.clone(), &PLAY_WORDS)?,
+                "move_from" => {
+                    lists(&self.move_lengths, self.move_from.clone(), Some(&self.moved))?
+                }
+                "move_to" => lists(&self.move_lengths, self.move_to.clone(), Some(&self.moved))?,
+                "reason" => Arc::new(StringArray::from(self.reason.clone())),
+                other => return Err(format!("no column `{other}` in a play's rows")),
             };
             debug_assert_eq!(column.len(), self.rows);
             columns.push(column);

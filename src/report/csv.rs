@@ -8,8 +8,10 @@
 use crate::error::Error;
 use crate::eval::Values;
 use crate::io::sink::Put;
+use crate::play::{Answer, Verdict};
 
 use super::{Column, Columns, LoopyPiece, QueryPiece, QueryRow, RowSink, Table, ValuePiece};
+use super::{PlayNumbers, PlayPiece};
 use super::{LOOPY_VALUES_HEADER, VALUES_HEADER};
 
 /// A CSV writer into a byte buffer.
@@ -114,6 +116,72 @@ impl QueryPiece for Vec<u8> {
     }
 }
 
+/// A play's rows straight into bytes, as query rows are: their fields are digits, spaces,
+/// words and (a reason) text quoted when it needs to be.
+impl PlayPiece for Vec<u8> {
+    fn play_value_row(&mut self, node: [u64; 5], numbers: PlayNumbers) {
+        let mut num = itoa::Buffer::new();
+        for (i, x) in node.into_iter().enumerate() {
+            if i > 0 {
+                self.push(b',');
+            }
+            self.extend_from_slice(num.format(x).as_bytes());
+        }
+        match numbers {
+            PlayNumbers::None => {}
+            PlayNumbers::Count(count) => {
+                self.push(b',');
+                self.extend_from_slice(num.format(count).as_bytes());
+            }
+            PlayNumbers::Misere { grundy, heap } => {
+                self.extend_from_slice(if grundy == 0 { b",LOSE," } else { b",WIN," });
+                self.extend_from_slice(num.format(grundy).as_bytes());
+                self.push(b',');
+                if let Some(heap) = heap {
+                    self.extend_from_slice(num.format(heap).as_bytes());
+                }
+            }
+        }
+        self.push(b'\n');
+    }
+
+    fn play_query_row(&mut self, (case, number): (u64, u64), positions: &[u32], answer: &Answer) {
+        let mut num = itoa::Buffer::new();
+        self.extend_from_slice(num.format(case).as_bytes());
+        self.push(b',');
+        self.extend_from_slice(num.format(number).as_bytes());
+        self.push(b',');
+        push_list(self, positions);
+        self.push(b',');
+        self.extend_from_slice(answer.verdict.word().as_bytes());
+        for side in [0, 1] {
+            self.push(b',');
+            for (i, &(from, to)) in answer.moves.iter().enumerate() {
+                if i > 0 {
+                    self.push(b' ');
+                }
+                self.extend_from_slice(num.format([from, to][side]).as_bytes());
+            }
+        }
+        self.push(b',');
+        if let Verdict::Undecided(why) = answer.verdict {
+            push_text(self, why);
+        }
+        self.push(b'\n');
+    }
+}
+
+/// Appends `text` as one CSV field: in quotes (doubled within) when it holds a comma, a quote
+/// or a line end.
+fn push_text(out: &mut Vec<u8>, text: &str) {
+    if !text.contains([',', '"', '\n', '\r']) {
+        return out.extend_from_slice(text.as_bytes());
+    }
+    out.push(b'"');
+    out.extend_from_slice(text.replace('"', "\"\"").as_bytes());
+    out.push(b'"');
+}
+
 /// The CSV row sink: header and rows, bytes as they are put, to any [`Put`].
 pub struct Csv<'a, P: Put> {
     out: &'a mut P,
@@ -135,12 +203,14 @@ impl<P: Put> RowSink for Csv<'_, P> {
     type Values = Rows;
     type Loopy = Rows;
     type Queries = Vec<u8>;
+    type Play = Vec<u8>;
 
     fn start(&mut self, table: Table) -> Result<(), Error> {
         let header = match table {
             Table::Values => Rows::header(VALUES_HEADER),
             Table::LoopyValues => Rows::header(LOOPY_VALUES_HEADER),
             Table::Queries(columns) => columns.header(),
+            Table::PlayValues(_) | Table::PlayQueries => Rows::header(&table.names()),
         };
         Ok(self.out.put(&header)?)
     }
@@ -154,6 +224,10 @@ impl<P: Put> RowSink for Csv<'_, P> {
     }
 
     fn put_queries(&mut self, piece: &Vec<u8>) -> Result<(), Error> {
+        Ok(self.out.put(piece)?)
+    }
+
+    fn put_play(&mut self, piece: &Vec<u8>) -> Result<(), Error> {
         Ok(self.out.put(piece)?)
     }
 

@@ -14,6 +14,7 @@ use crate::answer::{self, Outcome};
 use crate::error::Error;
 use crate::eval::Values;
 use crate::graph::GameGraph;
+use crate::play::{Answer, Play};
 
 #[cfg(feature = "columnar")]
 pub mod arrow;
@@ -38,6 +39,21 @@ pub const VALUES_HEADER: &[&str] = &["case", "node", "grundy", "level", "out_deg
 pub const LOOPY_VALUES_HEADER: &[&str] =
     &["case", "node", "grundy", "infinite_set", "outcome", "out_degree"];
 
+/// Columns of `query --play` and `solve --play --report` (a play other than normal): a
+/// winning move's tokens and where each goes, as lists, and why a sum is UNDECIDED.
+pub const PLAY_QUERIES_HEADER: &[&str] =
+    &["case", "query", "positions", "result", "move_from", "move_to", "reason"];
+
+/// The columns `values --play` adds after [`VALUES_HEADER`].
+pub fn play_value_columns(play: Play) -> &'static [&'static str] {
+    match play {
+        Play::Normal | Play::Selective => &[],
+        Play::Conjunctive => &["remoteness"],
+        Play::Continued => &["suspense"],
+        Play::Misere => &["misere_outcome", "misere_grundy", "misere_heap"],
+    }
+}
+
 /// Which table a sink receives: it fixes the CSV header, or a columnar file's schema.
 #[derive(Debug, Clone, Copy)]
 pub enum Table<'a> {
@@ -47,6 +63,25 @@ pub enum Table<'a> {
     LoopyValues,
     /// Query rows (`query`, `solve --report`) of these columns.
     Queries(&'a Columns),
+    /// The rows of `values --play`: [`VALUES_HEADER`] and [`play_value_columns`].
+    PlayValues(Play),
+    /// The rows of `query --play` and `solve --play --report`: [`PLAY_QUERIES_HEADER`].
+    PlayQueries,
+}
+
+impl Table<'_> {
+    /// The table's column names, in order.
+    pub fn names(&self) -> Vec<&str> {
+        match self {
+            Table::Values => VALUES_HEADER.to_vec(),
+            Table::LoopyValues => LOOPY_VALUES_HEADER.to_vec(),
+            Table::Queries(columns) => columns.iter().map(|c| c.name()).collect(),
+            Table::PlayValues(play) => {
+                VALUES_HEADER.iter().chain(play_value_columns(*play)).copied().collect()
+            }
+            Table::PlayQueries => PLAY_QUERIES_HEADER.to_vec(),
+        }
+    }
 }
 
 /// Where rows go: an output in one format, fed pieces of rows in input order. The one trait
@@ -60,6 +95,8 @@ pub trait RowSink {
     type Loopy: LoopyPiece;
     /// A piece of query rows.
     type Queries: QueryPiece;
+    /// A piece of rows of a play other than normal: `values --play`'s or its queries'.
+    type Play: PlayPiece;
 
     /// Starts `table`: the CSV header, a columnar file's schema. Called once, before any
     /// piece, also when no row follows.
@@ -73,6 +110,9 @@ pub trait RowSink {
 
     /// Writes a piece of query rows after those put before.
     fn put_queries(&mut self, piece: &Self::Queries) -> Result<(), Error>;
+
+    /// Writes a piece of a play's rows after those put before.
+    fn put_play(&mut self, piece: &Self::Play) -> Result<(), Error>;
 
     /// True when nobody reads the output any more (a pipe closed by its reader).
     fn is_closed(&self) -> bool;
@@ -95,6 +135,34 @@ pub trait LoopyPiece: Default + Send {
 pub trait QueryPiece: Piece {
     /// Appends `row`, in `columns` (a columnar piece keeps only those columns too).
     fn push(&mut self, columns: &Columns, row: &QueryRow);
+}
+
+/// A play's numbers of one node, as `values --play` shows them after the node's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayNumbers {
+    /// Normal and selective play: none.
+    None,
+    /// Conjunctive play's remoteness, or continued play's suspense.
+    Count(u32),
+    /// Misère play: the misère Grundy value (0 exactly when the player to move loses) and the
+    /// nim heap the node equals in misère play, if any.
+    Misere {
+        /// The misère Grundy value.
+        grundy: u32,
+        /// The misère nim heap, `None` when the node equals none.
+        heap: Option<u32>,
+    },
+}
+
+/// A piece of the rows of a play other than normal, filled on any thread: one of its two
+/// tables, [`Table::PlayValues`] or [`Table::PlayQueries`].
+pub trait PlayPiece: Piece {
+    /// Appends the `values --play` row of a node: `node` is `[case, node, grundy, level,
+    /// out_degree]`, then the play's `numbers`.
+    fn play_value_row(&mut self, node: [u64; 5], numbers: PlayNumbers);
+
+    /// Appends the row of the query `(case, number)` on `positions`, decided as `answer`.
+    fn play_query_row(&mut self, at: (u64, u64), positions: &[u32], answer: &Answer);
 }
 
 /// The outcome of one token on a node of a loopy game of value `grundy` (finite, or

@@ -1,6 +1,6 @@
-"""Parquet and Arrow IPC files of `grundy values`, `query` and `solve --report`, read with
-pyarrow and compared with the CSV the same command writes: every column, every row, and each
-column's type as the README documents it.
+"""Parquet and Arrow IPC files of `grundy values`, `query` and `solve --report` (normal play
+and the others), read with pyarrow and compared with the CSV the same command writes: every
+column, every row, and each column's type as the README documents it.
 
 The binary is $GRUNDY (scripts/pytest.sh points it at target/release/grundy); inputs are
 made by `grundy generate` (and `grundy game cutting --export` for the sums format) in a
@@ -36,6 +36,13 @@ TYPES = {
     "move_to": (IDS, True),
     "infinite_set": (IDS, False),
     "outcome": (WORDS, False),
+    # The plays' columns (`--play`).
+    "remoteness": (U32, False),
+    "suspense": (U32, False),
+    "misere_outcome": (WORDS, False),
+    "misere_grundy": (U32, False),
+    "misere_heap": (U32, True),
+    "reason": (pa.string(), True),
 }
 
 
@@ -95,6 +102,9 @@ def check_types(table):
     for field in table.schema:
         if field.name == "grundy":
             expected = (U32, loopy)
+        elif field.name == "move_from" and "reason" in table.schema.names:
+            # A play's move may move every token: a list.
+            expected = (IDS, True)
         else:
             expected = TYPES[field.name]
         assert (field.type, field.nullable) == expected, field
@@ -129,6 +139,11 @@ RUNS = {
     "solve-report": ["solve", "{cases.txt}", "--report", "OUT"],
     "solve-report-loopy": ["solve", "{loopy.txt}", "--loopy", "--report", "OUT"],
     "solve-report-sums": ["solve", "{sums.txt}", "--format", "sums", "--report", "OUT"],
+    "values-conjunctive": ["values", "{cases.txt}", "--play", "conjunctive", "-o", "OUT"],
+    "values-continued": ["values", "{cases.txt}", "--play", "continued", "-o", "OUT"],
+    "values-misere": ["values", "{cases.txt}", "--play", "misere", "-o", "OUT"],
+    "query-misere": ["query", "{graph.txt}", "{queries.txt}", "--play", "misere", "-o", "OUT"],
+    "solve-report-conjunctive": ["solve", "{cases.txt}", "--play", "conjunctive", "--report", "OUT"],
 }
 
 

@@ -14,7 +14,7 @@ pub fn run(args: &IndexArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, false)?;
     for &play in &args.play {
-        super::check_play(play, (args.loopy, format, false), None)?;
+        super::check_play(play, (args.loopy, format, false))?;
     }
     let plays: Vec<Play> = args.play.iter().map(|&p| p.into()).collect();
     let output = Some(args.output.as_path());

@@ -179,12 +179,11 @@ pub fn rows_format(
     Ok(format)
 }
 
-/// What `--play` other than normal is not combined with: `--loopy`, the sums format, a
-/// cluster and a columnar output.
+/// What `--play` other than normal is not combined with: `--loopy`, the sums format and a
+/// cluster.
 pub fn check_play(
     play: crate::app::cli::PlayName,
     (loopy, format, on_cluster): (bool, grundy::Format, bool),
-    rows: Option<grundy::report::FileFormat>,
 ) -> Result<(), Error> {
     use crate::app::cli::PlayName;
     if play == PlayName::Normal {
@@ -197,8 +196,6 @@ pub fn check_play(
         "--format sums: the plays take the chess and edge-list formats"
     } else if on_cluster {
         "a cluster: the plays run on one process for now"
-    } else if rows.is_some_and(|r| r != grundy::report::FileFormat::Csv) {
-        "a columnar output: the plays write CSV for now"
     } else {
         return Ok(());
     };

@@ -13,7 +13,6 @@ use crate::app::config::{self, Config};
 pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let (format, columns) = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
-    super::check_play(args.play, (args.loopy, format, false), Some(rows))?;
     let progress = Progress::new(config.progress);
     let graph_input = super::open_text(Some(&args.graph))?;
     let index = super::open_index(&graph_input, &args.format, args.loopy, &args.index)?;
@@ -22,27 +21,17 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let play = grundy::play::Play::from(args.play);
     if play != grundy::play::Play::Normal {
         super::check_play_index(play, index.as_ref())?;
-        match &index {
-            Some(index) => exec::play::query_index(
-                index,
-                &queries_input,
-                (config.exec, play),
-                &mut out,
-                &progress,
-            )?,
-            None => {
-                let how = (config.exec, format, play);
-                exec::play::query(&graph_input, &queries_input, how, &mut out, &progress)?
-            }
-        }
-        progress.finish();
-        return Ok(out.finish()?);
     }
     let (exec, how) = (config.exec, (config.exec, format, args.loopy));
+    let (played, played_text) = ((exec, play), (exec, format, play));
+    let queries = &queries_input;
     super::with_rows!(rows, &mut out, |sink| match &index {
-        Some(index) =>
-            exec::query_index(index, &queries_input, exec, &columns, &mut sink, &progress),
-        None => exec::query(&graph_input, &queries_input, how, &columns, &mut sink, &progress),
+        _ if play == grundy::play::Play::Normal => match &index {
+            Some(index) => exec::query_index(index, queries, exec, &columns, &mut sink, &progress),
+            None => exec::query(&graph_input, queries, how, &columns, &mut sink, &progress),
+        },
+        Some(index) => exec::play::query_index(index, queries, played, &mut sink, &progress),
+        None => exec::play::query(&graph_input, queries, played_text, &mut sink, &progress),
     })?;
     progress.finish();
     Ok(out.finish()?)
@@ -65,7 +54,7 @@ fn check(args: &QueryArgs, on_cluster: bool) -> Result<(grundy::Format, Columns)
         )));
     }
     super::check_loopy(args.loopy, format, on_cluster)?;
-    super::check_play(args.play, (args.loopy, format, on_cluster), None)?;
+    super::check_play(args.play, (args.loopy, format, on_cluster))?;
     if args.play != crate::app::cli::PlayName::Normal && args.columns.is_some() {
         return Err(Error::Usage(
             "--columns chooses normal play's columns: not with --play".into(),

@@ -18,11 +18,6 @@ use crate::app::config::{self, Config};
 pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("--report", args.report.as_deref()), false)?;
-    super::check_play(
-        args.play,
-        (args.loopy, format, false),
-        args.report.is_some().then_some(rows),
-    )?;
     let progress = Progress::new(config.progress);
     let input = super::open_text(args.file.as_deref())?;
     if grundy::index::is_index(input.bytes()) {
@@ -40,14 +35,18 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     };
     let play = grundy::play::Play::from(args.play);
     let how = (config.exec, format, args.loopy);
+    let played = (config.exec, format, play);
     match report.as_mut() {
-        _ if play != grundy::play::Play::Normal => {
-            let how = (config.exec, format, play);
-            exec::play::solve(&input, how, &mut out, report.as_mut(), &progress)?
+        None if play != grundy::play::Play::Normal => {
+            exec::play::solve(&input, played, &mut out, None::<&mut Csv<Sink>>, &progress)?
         }
         None => exec::solve(&input, how, &mut out, None::<&mut Csv<Sink>>, &progress)?,
         Some(report) => super::with_rows!(rows, report, |sink| {
-            exec::solve(&input, how, &mut out, Some(&mut sink), &progress)
+            if play == grundy::play::Play::Normal {
+                exec::solve(&input, how, &mut out, Some(&mut sink), &progress)
+            } else {
+                exec::play::solve(&input, played, &mut out, Some(&mut sink), &progress)
+            }
         })?,
     }
     progress.finish();
@@ -73,7 +72,7 @@ fn check(args: &SolveArgs, on_cluster: bool) -> Result<grundy::Format, Error> {
         ));
     }
     super::check_loopy(args.loopy, format, on_cluster)?;
-    super::check_play(args.play, (args.loopy, format, on_cluster), None)?;
+    super::check_play(args.play, (args.loopy, format, on_cluster))?;
     crate::app::cmd::refuse_clobbering(
         &[("FILE", args.file.as_deref()), ("--check", args.check.as_deref())],
         &[("-o", args.output.as_deref()), ("--report", args.report.as_deref())],

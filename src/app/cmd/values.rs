@@ -13,7 +13,6 @@ use grundy::io::sink::Sink;
 pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
-    super::check_play(args.play, (args.loopy, format, false), Some(rows))?;
     let progress = Progress::new(config.progress);
     let input = super::open_text(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
@@ -21,19 +20,16 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let play = grundy::play::Play::from(args.play);
     if play != grundy::play::Play::Normal {
         super::check_play_index(play, index.as_ref())?;
-        match &index {
-            Some(index) => {
-                exec::play::values_of_index(index, (config.exec, play), &mut out, &progress)?
-            }
-            None => exec::play::values(&input, (config.exec, format, play), &mut out, &progress)?,
-        }
-        progress.finish();
-        return Ok(out.finish()?);
     }
     let how = (config.exec, format, args.loopy);
+    let played = (config.exec, play);
     super::with_rows!(rows, &mut out, |sink| match &index {
-        Some(index) => exec::values_of_index(index, config.exec, &mut sink, &progress),
-        None => exec::values(&input, how, &mut sink, &progress),
+        _ if play == grundy::play::Play::Normal => match &index {
+            Some(index) => exec::values_of_index(index, config.exec, &mut sink, &progress),
+            None => exec::values(&input, how, &mut sink, &progress),
+        },
+        Some(index) => exec::play::values_of_index(index, played, &mut sink, &progress),
+        None => exec::play::values(&input, (config.exec, format, play), &mut sink, &progress),
     })?;
     progress.finish();
     Ok(out.finish()?)
@@ -43,7 +39,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
 fn check(args: &ValuesArgs, on_cluster: bool) -> Result<grundy::Format, Error> {
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, on_cluster)?;
-    super::check_play(args.play, (args.loopy, format, on_cluster), None)?;
+    super::check_play(args.play, (args.loopy, format, on_cluster))?;
     let output = args.output.as_deref();
     crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     Ok(format)
