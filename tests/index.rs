@@ -298,8 +298,9 @@ fn flags_for_text_inputs_and_clusters_are_refused_with_an_index() {
 }
 
 /// `values --play` and `query --play` of an index give its input's bytes (chess cases and an
-/// edge list, one thread and two); an index of a sums game, and `stats --play` (which counts
-/// queries an index does not keep), are refused.
+/// edge list, one thread and two), and `stats --play` of an index that counted the queries
+/// under the play (`index --play`) its input's statistics; an index of a sums game, and
+/// `stats --play` of an index that did not count them (its queries are gone), are refused.
 #[test]
 fn the_plays_read_an_index_as_its_input() {
     let dir = tempdir();
@@ -327,7 +328,7 @@ fn the_plays_read_an_index_as_its_input() {
         let idx = index(d, "game.grundy", input, flags);
         // An index that keeps the plays' numbers (`index --play`) reads them back.
         let mut keeping = flags.to_vec();
-        keeping.extend_from_slice(&["--play", "misere,conjunctive,continued"]);
+        keeping.extend_from_slice(&["--play", "misere,conjunctive,continued,selective"]);
         let kept = index(d, "kept.grundy", input, &keeping);
         let (plain, more) = (std::fs::metadata(&idx), std::fs::metadata(&kept));
         assert!(more.expect("kept").len() > plain.expect("index").len(), "the plays are kept");
@@ -349,6 +350,10 @@ fn the_plays_read_an_index_as_its_input() {
                         assert_eq!(a, b, "{command} --play {play} -j {threads} {file:?}");
                     }
                 }
+                let mut text = vec!["-j", threads, "--play", play];
+                text.extend_from_slice(flags);
+                let want = stats_json(input, &text);
+                assert_eq!(stats_json(&kept, &text[..4]), want, "stats --play {play} -j {threads}");
             }
         }
     }
@@ -384,8 +389,13 @@ fn a_damaged_kept_play_is_refused_by_its_name() {
     let flags = ["--play", "conjunctive,continued,misere"];
     let good = std::fs::read(index(d, "kept.grundy", &input, &flags)).expect("index");
     let found = sections(&good);
-    assert_eq!(found.len(), plain.len() + 4, "remoteness, suspense, misère values and heaps");
-    // The table's kind numbers (docs/INDEX.md): 8 remoteness .. 11 misère heaps.
+    assert_eq!(
+        found.len(),
+        plain.len() + 5,
+        "remoteness, suspense, misère values and heaps, outcomes"
+    );
+    // The table's kind numbers (docs/INDEX.md): 8 remoteness .. 11 misère heaps, 12 the
+    // queries' outcomes under the plays (which `stats --play` reads).
     let footer = good.len() - 64;
     let table = u64::from_le_bytes(good[footer..footer + 8].try_into().expect("8 bytes")) as usize;
     let kind_of =
@@ -395,14 +405,16 @@ fn a_damaged_kept_play_is_refused_by_its_name() {
         (9, "continued", "suspense"),
         (10, "misere", "misère values"),
         (11, "misere", "misère heaps"),
+        (12, "continued", "plays' query outcomes"),
     ] {
         let k = (0..found.len()).find(|&k| kind_of(k) == kind).expect("a section of the kind");
         let (offset, bytes) = found[k];
-        assert!(bytes >= 300, "{name}: one number a node");
+        assert!(bytes >= if kind == 12 { 96 } else { 300 }, "{name}: one number a node");
         let mut bad = good.clone();
         bad[offset + bytes / 2] ^= 0x04;
         let bad = write_file(d, "bad.grundy", &bad);
-        let r = run(&["values", "--play", play, s(&bad)], None);
+        let command = if kind == 12 { "stats" } else { "values" };
+        let r = run(&[command, "--play", play, s(&bad)], None);
         assert_eq!(r.code, 1, "{name}: {}", r.stderr);
         let line = r.error_line();
         assert!(line.starts_with(&format!("error: {}", s(&bad))), "{line}");

@@ -28,13 +28,20 @@ pub fn index(
             let (graph, values) = (&case.graph, &case.values);
             let outcomes = stats::loopy_outcomes(&mut reader, (graph, values))?;
             let outcomes = (outcomes.total(), outcomes.wins, outcomes.draws.unwrap_or(0));
-            writer.case(&CaseParts { graph, values, levels: None, outcomes, plays: &[] })?;
+            let parts =
+                CaseParts { graph, values, levels: None, outcomes, plays: &[], play_outcomes: &[] };
+            writer.case(&parts)?;
         } else {
             let Some(case) = reader.next_case()? else { break };
-            let outcomes = stats::outcomes(&mut reader, &case.values)?;
-            let outcomes = (outcomes.total(), outcomes.wins, 0);
-            let plays: Vec<_> =
+            let measures: Vec<_> =
                 plays.iter().map(|&p| play::measures_of(&case, p, exec, meter)).collect();
+            let counted = play::outcomes_of(&mut reader, &case, (plays, &measures))?;
+            let outcomes = (counted[0].total(), counted[0].wins, 0);
+            let play_outcomes: Vec<_> = plays
+                .iter()
+                .zip(&counted[1..])
+                .map(|(&p, o)| (p, [o.wins, o.losses, o.undecided]))
+                .collect();
             let levels = case.levels.as_deref().unwrap_or_default();
             let (graph, values) = (&case.graph, &case.values);
             writer.case(&CaseParts {
@@ -42,7 +49,8 @@ pub fn index(
                 values,
                 levels: Some(levels),
                 outcomes,
-                plays: &plays,
+                plays: &measures,
+                play_outcomes: &play_outcomes,
             })?;
         }
         cases += 1;

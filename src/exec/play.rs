@@ -194,7 +194,7 @@ pub fn stats(
     (exec, format, play): (Exec, Format, Play),
     meter: &dyn Meter,
 ) -> Result<Vec<CaseStats>, Error> {
-    use super::stats::{count, Tally};
+    use super::stats::count;
     let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
     let mut cases = Vec::new();
     while let Some(case) = reader.next_case()? {
@@ -204,11 +204,7 @@ pub fn stats(
         let playing = start.elapsed();
         let start = Instant::now();
         let outcomes = count(&mut reader, |positions| {
-            match answer_of(play, &solved, &measures, positions).verdict {
-                Verdict::Win => Tally::Win,
-                Verdict::Lose => Tally::Lose,
-                Verdict::Undecided(_) => Tally::Undecided,
-            }
+            tally(answer_of(play, &solved, &measures, positions).verdict)
         })?;
         let outcomes = Outcomes { draws: None, ..outcomes };
         let times = StageTimes {
@@ -221,6 +217,68 @@ pub fn stats(
         cases.push(stats);
     }
     Ok(cases)
+}
+
+/// [`stats`] of every case of an index made with `index --play` naming `play`: the outcomes
+/// of the input's queries under the play, as the index counted them, and the play's numbers
+/// (kept, else computed from its graph and levels). An index that did not count them is
+/// refused: its queries are gone.
+pub fn stats_of_index(
+    index: &Index,
+    (exec, play): (Exec, Play),
+    meter: &dyn Meter,
+) -> Result<Vec<CaseStats>, Error> {
+    let mut cases = Vec::with_capacity(index.case_count());
+    for i in 0..index.case_count() {
+        let start = Instant::now();
+        let case = index.case(i, true)?;
+        let Some([wins, losses, undecided]) = index.play_outcomes(i, play)? else {
+            return Err(Error::Usage(format!(
+                "stats --play {name} counts the queries under the play, and {file} keeps only \
+                 their normal-play outcomes: index the game with `grundy index FILE --play \
+                 {name}`, or read the input",
+                name = play.name(),
+                file = index.name(),
+            )));
+        };
+        let read = start.elapsed();
+        let solved = Solved::of_index(&case);
+        let measures = index_measures(index, i, &solved, (exec, play), meter)?;
+        let times =
+            StageTimes { parse: read, evaluate: start.elapsed() - read, ..StageTimes::default() };
+        let mut stats = CaseStats::of_indexed(&case, times);
+        (stats.wins, stats.losses) = (wins, losses);
+        stats.play = Some(PlayStats::of(play, &measures, undecided));
+        cases.push(stats);
+    }
+    Ok(cases)
+}
+
+/// The outcomes of the current case's queries under normal play and under each of `plays`
+/// (whose numbers are `measures`), counted in one pass: what `index --play` keeps for
+/// `stats --play`. The first is normal play's.
+pub(crate) fn outcomes_of(
+    reader: &mut CaseReader,
+    case: &Evaluated,
+    (plays, measures): (&[Play], &[Measures]),
+) -> Result<Vec<Outcomes>, Error> {
+    let solved = Solved::of(case);
+    let table = case.values.nim_table();
+    let outcomes = super::stats::count_each(reader, 1 + plays.len(), |positions, j| match j {
+        0 => crate::answer::Outcome::of_nim_sum(table.nim_sum(positions)).into(),
+        j => tally(answer_of(plays[j - 1], &solved, &measures[j - 1], positions).verdict),
+    })?;
+    Ok(outcomes.into_iter().map(|o| Outcomes { draws: None, ..o }).collect())
+}
+
+/// How a verdict is counted.
+fn tally(verdict: Verdict) -> super::stats::Tally {
+    use super::stats::Tally;
+    match verdict {
+        Verdict::Win => Tally::Win,
+        Verdict::Lose => Tally::Lose,
+        Verdict::Undecided(_) => Tally::Undecided,
+    }
 }
 
 /// The numbers of `play` of a case read from text with its levels (of the chess format or an

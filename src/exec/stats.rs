@@ -71,6 +71,34 @@ pub(crate) fn loopy_outcomes(
     })
 }
 
+/// [`count`] of `n` tallies at once: `tally(positions, j)` is the `j`-th, for `j` below `n`;
+/// one pass over the queries (what `index --play` counts: normal play and each play kept).
+pub(crate) fn count_each(
+    reader: &mut CaseReader,
+    n: usize,
+    tally: impl Fn(&[u32], usize) -> Tally + Sync,
+) -> Result<Vec<Outcomes>, Error> {
+    let mut counts = vec![[0u64; 4]; n];
+    reader.queries(
+        |_, positions, bufs: &mut Bufs| {
+            bufs.main.extend((0..n).map(|j| tally(positions, j) as u8));
+        },
+        |bufs| {
+            for query in bufs.main.chunks_exact(n) {
+                query.iter().zip(&mut counts).for_each(|(&b, c)| c[b as usize] += 1);
+            }
+            Ok(())
+        },
+    )?;
+    let outcomes = counts.into_iter().map(|[losses, wins, draws, undecided]| Outcomes {
+        wins,
+        losses,
+        draws: Some(draws),
+        undecided,
+    });
+    Ok(outcomes.collect())
+}
+
 /// What one query came to, as [`count`] tallies it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tally {

@@ -50,10 +50,25 @@ pub enum Kind {
     /// Misère play: the nim heap each node equals (1, 2 or 4 bytes; the width's largest
     /// number: none known).
     MisereHeap = 11,
+    /// The outcomes of the input's queries of the case under each play `index --play` kept:
+    /// four `u64`s a play ([`play_code`], WIN, LOSE, UNDECIDED), for `stats --play`.
+    PlayOutcomes = 12,
 }
 
 /// One more than the largest kind number this version knows.
-pub const KINDS: usize = 12;
+pub const KINDS: usize = 13;
+
+/// How a play is numbered in a [`Kind::PlayOutcomes`] section.
+pub fn play_code(play: crate::play::Play) -> u64 {
+    use crate::play::Play;
+    match play {
+        Play::Normal => 0,
+        Play::Misere => 1,
+        Play::Conjunctive => 2,
+        Play::Continued => 3,
+        Play::Selective => 4,
+    }
+}
 
 impl Kind {
     /// The kind numbered `n`, if this version knows it (a reader skips the others).
@@ -70,6 +85,7 @@ impl Kind {
             Kind::Suspense,
             Kind::MisereGrundy,
             Kind::MisereHeap,
+            Kind::PlayOutcomes,
         ]
         .into_iter()
         .find(|k| *k as u16 == n)
@@ -89,13 +105,14 @@ impl Kind {
             Kind::Suspense => "suspense",
             Kind::MisereGrundy => "misère values",
             Kind::MisereHeap => "misère heaps",
+            Kind::PlayOutcomes => "plays' query outcomes",
         }
     }
 
     /// The element widths this kind may have.
     pub fn widths(self) -> &'static [u16] {
         match self {
-            Kind::Case => &[8],
+            Kind::Case | Kind::PlayOutcomes => &[8],
             Kind::Offsets => &[4, 8],
             Kind::Targets | Kind::Moves | Kind::Parts => &[4],
             Kind::Values

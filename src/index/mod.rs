@@ -96,8 +96,14 @@ mod tests {
         if extra {
             writer.numbered(99, &[7u32, 7, 7]).expect("extra");
         }
-        let case =
-            super::CaseParts { graph, values, levels: Some(levels), outcomes: (0, 0, 0), plays };
+        let case = super::CaseParts {
+            graph,
+            values,
+            levels: Some(levels),
+            outcomes: (0, 0, 0),
+            plays,
+            play_outcomes: &[],
+        };
         writer.case(&case).expect("case");
         writer.finish().expect("end");
         out

@@ -285,6 +285,39 @@ impl Index {
         })
     }
 
+    /// The outcomes of case `i`'s queries (from 0) under `play`, if `index --play` kept them:
+    /// WIN, LOSE and UNDECIDED.
+    pub fn play_outcomes(&self, i: usize, play: Play) -> Result<Option<[u64; 3]>, Error> {
+        let fail = |message: String| Error::Index {
+            path: self.name.clone(),
+            message: format!("case {}: {message}", i + 1),
+        };
+        let Some(entry) = self.cases[i].get(Kind::PlayOutcomes) else { return Ok(None) };
+        let words = self.checked::<u64>(entry).map_err(fail)?;
+        let corrupt = || fail(format!("corrupt: its {} do not check", Kind::PlayOutcomes.name()));
+        if words.len() % 4 != 0 {
+            return Err(corrupt());
+        }
+        let code = format::play_code(play);
+        let mut found = None;
+        for play in words.chunks_exact(4) {
+            if play[0] > format::play_code(Play::Selective) {
+                return Err(corrupt());
+            }
+            if play[0] == code && found.replace([play[1], play[2], play[3]]).is_some() {
+                return Err(corrupt());
+            }
+        }
+        // The record counts every query once, under any play.
+        let queries = self.cases[i].record.queries;
+        match found {
+            Some(c) if c.iter().try_fold(0u64, |a, &x| a.checked_add(x)) != Some(queries) => {
+                Err(corrupt())
+            }
+            found => Ok(found),
+        }
+    }
+
     fn ints(&self, entry: Entry) -> Result<Ints, String> {
         Ok(match entry.width {
             1 => Ints::U8(self.checked(entry)?),

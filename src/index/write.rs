@@ -7,7 +7,7 @@ use crate::graph::{Csr, GameGraph, Offset};
 use crate::io::error::IoError;
 use crate::io::sink::Put;
 use crate::io::store::Plain;
-use crate::play::{Measures, NO_HEAP};
+use crate::play::{Measures, Play, NO_HEAP};
 
 /// What an index keeps of one solved case.
 pub struct CaseParts<'a> {
@@ -21,6 +21,8 @@ pub struct CaseParts<'a> {
     pub outcomes: (u64, u64, u64),
     /// The numbers of the plays asked for (`index --play`), kept beside the values.
     pub plays: &'a [Measures],
+    /// The input's queries of the case under each of those plays: WIN, LOSE, UNDECIDED.
+    pub play_outcomes: &'a [(Play, [u64; 3])],
 }
 
 /// An index being written to `out`.
@@ -63,6 +65,16 @@ impl<'o, P: Put> Writer<'o, P> {
         self.narrowest(Kind::Values, || case.values.iter(), loopy)?;
         for measures in case.plays {
             self.play(measures)?;
+        }
+        if !case.play_outcomes.is_empty() {
+            let words: Vec<u64> = case
+                .play_outcomes
+                .iter()
+                .flat_map(|&(play, [wins, losses, undecided])| {
+                    [format::play_code(play), wins, losses, undecided]
+                })
+                .collect();
+            self.section(Kind::PlayOutcomes, &words)?;
         }
         if let Some(levels) = case.levels {
             match levels.iter().max() {

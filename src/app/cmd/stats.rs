@@ -25,14 +25,13 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let html = args.html.as_deref();
     super::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("--html", html)])?;
     let mut out = Sink::open_beside(html, &progress)?;
-    if play != Play::Normal && index.is_some() {
-        return Err(Error::Usage(format!(
-            "stats --play {} counts the queries under the play, and an index keeps only their \
-             normal-play outcomes: read the input the index was made from",
-            play.name()
-        )));
+    if play != Play::Normal {
+        super::check_play_index(play, index.as_ref())?;
     }
     let cases = match &index {
+        Some(index) if play != Play::Normal => {
+            exec::play::stats_of_index(index, (config.exec, play), &progress)?
+        }
         Some(index) => exec::stats_of_index(index)?,
         None if play != Play::Normal => {
             exec::play::stats(&input, (config.exec, format, play), &progress)?
