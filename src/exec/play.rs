@@ -361,13 +361,7 @@ fn write_values<S: RowSink>(
     let row = |piece: &mut S::Play, v: u32| {
         let i = v as usize;
         let graph = case.graph;
-        let node = [
-            case.case,
-            v.into(),
-            case.values.get(v).into(),
-            levels[i].into(),
-            graph.move_count(v).into(),
-        ];
+        let node = [v, case.values.get(v), levels[i], graph.move_count(v)];
         let numbers = match measures {
             Measures::None => PlayNumbers::None,
             Measures::Remoteness(r) | Measures::Suspense(r) => PlayNumbers::Count(r[i]),
@@ -376,7 +370,7 @@ fn write_values<S: RowSink>(
                 heap: (m[i].heap != NO_HEAP).then_some(m[i].heap),
             },
         };
-        piece.play_value_row(node, numbers);
+        piece.play_value_row(case.case, node, numbers);
     };
     let starts: Vec<usize> = (0..nodes).step_by(NODES_PER_PIECE).collect();
     for batch in starts.chunks(64) {

@@ -123,18 +123,6 @@ pub(crate) fn count(
     reader: &mut CaseReader,
     tally: impl Fn(&[u32]) -> Tally + Sync,
 ) -> Result<Outcomes, Error> {
-    let mut counts = [0u64; 4];
-    // Each query but a LOSE leaves its tally's byte in the buffers, counted at each flush.
-    let queries = reader.queries(
-        |_, positions, bufs: &mut Bufs| match tally(positions) {
-            Tally::Lose => {}
-            t => bufs.main.push(t as u8),
-        },
-        |bufs| {
-            bufs.main.iter().for_each(|&b| counts[b as usize] += 1);
-            Ok(())
-        },
-    )?;
-    let [_, wins, draws, undecided] = counts;
-    Ok(Outcomes { wins, losses: queries - wins - draws - undecided, draws: Some(draws), undecided })
+    let mut outcomes = count_each(reader, 1, |positions, _| tally(positions))?;
+    Ok(outcomes.remove(0))
 }

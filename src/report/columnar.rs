@@ -313,6 +313,13 @@ fn case_column(case: u64, rows: usize) -> Result<ArrayRef, String> {
     Ok(Arc::new(UInt32Array::from(vec![case; rows])))
 }
 
+/// The `case` column of query rows, each row's own case.
+fn cases(case: &[u64]) -> Result<ArrayRef, String> {
+    let case: Result<Vec<u32>, _> = case.iter().map(|&c| u32::try_from(c)).collect();
+    let message = "a case number past 4,294,967,295: a columnar file numbers cases in 32 bits";
+    Ok(u32s(case.map_err(|_| message.to_string())?))
+}
+
 /// A u32 column without nulls, taking the vector's memory.
 fn u32s(values: Vec<u32>) -> ArrayRef {
     Arc::new(UInt32Array::from(values))
@@ -505,15 +512,7 @@ impl QueryColumns {
         let mut columns = Vec::with_capacity(schema.fields().len());
         for field in schema.fields() {
             let column: ArrayRef = match field.name().as_str() {
-                "case" => {
-                    let case: Result<Vec<u32>, _> =
-                        self.case.iter().map(|&c| u32::try_from(c)).collect();
-                    u32s(case.map_err(|_| {
-                        "a case number past 4,294,967,295: a columnar file numbers cases in 32 \
-                         bits"
-                            .to_string()
-                    })?)
-                }
+                "case" => cases(&self.case)?,
                 "query" => Arc::new(UInt64Array::from(self.query.clone())),
                 "positions" => lists(&self.position_lengths, self.positions.clone(), None)?,
                 "nim_sum" => u32s(self.nim_sum.clone()),
@@ -615,19 +614,14 @@ impl Piece for PlayColumns {
 }
 
 impl PlayPiece for PlayColumns {
-    fn play_value_row(
-        &mut self,
-        [case, node, grundy, level, degree]: [u64; 5],
-        numbers: PlayNumbers,
-    ) {
-        // A node's id, value, level and out-degree are u32s widened for the CSV's formatter.
-        let narrow = |x: u64| x as u32;
+    fn play_value_row(&mut self, case: u64, node: [u32; 4], numbers: PlayNumbers) {
+        let [node, grundy, level, degree] = node;
         self.rows += 1;
         self.case.push(case);
-        self.node.push(narrow(node));
-        self.grundy.push(narrow(grundy));
-        self.level.push(narrow(level));
-        self.out_degree.push(narrow(degree));
+        self.node.push(node);
+        self.grundy.push(grundy);
+        self.level.push(level);
+        self.out_degree.push(degree);
         match numbers {
             PlayNumbers::None => {}
             PlayNumbers::Count(count) => self.count.push(count),
@@ -669,15 +663,7 @@ impl PlayColumns {
         let mut columns = Vec::with_capacity(schema.fields().len());
         for field in schema.fields() {
             let column: ArrayRef = match field.name().as_str() {
-                "case" => {
-                    let case: Result<Vec<u32>, _> =
-                        self.case.iter().map(|&c| u32::try_from(c)).collect();
-                    u32s(case.map_err(|_| {
-                        "a case number past 4,294,967,295: a columnar file numbers cases in 32 \
-                         bits"
-                            .to_string()
-                    })?)
-                }
+                "case" => cases(&self.case)?,
                 "node" => u32s(self.node.clone()),
                 "grundy" => u32s(self.grundy.clone()),
                 "level" => u32s(self.level.clone()),

@@ -119,12 +119,11 @@ impl QueryPiece for Vec<u8> {
 /// A play's rows straight into bytes, as query rows are: their fields are digits, spaces,
 /// words and (a reason) text quoted when it needs to be.
 impl PlayPiece for Vec<u8> {
-    fn play_value_row(&mut self, node: [u64; 5], numbers: PlayNumbers) {
+    fn play_value_row(&mut self, case: u64, node: [u32; 4], numbers: PlayNumbers) {
         let mut num = itoa::Buffer::new();
-        for (i, x) in node.into_iter().enumerate() {
-            if i > 0 {
-                self.push(b',');
-            }
+        self.extend_from_slice(num.format(case).as_bytes());
+        for x in node {
+            self.push(b',');
             self.extend_from_slice(num.format(x).as_bytes());
         }
         match numbers {
@@ -154,15 +153,10 @@ impl PlayPiece for Vec<u8> {
         push_list(self, positions);
         self.push(b',');
         self.extend_from_slice(answer.verdict.word().as_bytes());
-        for side in [0, 1] {
-            self.push(b',');
-            for (i, &(from, to)) in answer.moves.iter().enumerate() {
-                if i > 0 {
-                    self.push(b' ');
-                }
-                self.extend_from_slice(num.format([from, to][side]).as_bytes());
-            }
-        }
+        self.push(b',');
+        push_ids(self, answer.moves.iter().map(|&(from, _)| from));
+        self.push(b',');
+        push_ids(self, answer.moves.iter().map(|&(_, to)| to));
         self.push(b',');
         if let Verdict::Undecided(why) = answer.verdict {
             push_text(self, why);
@@ -296,11 +290,15 @@ fn push_whole_row(out: &mut Vec<u8>, with_case: bool, row: &QueryRow) {
     out.push(b'\n');
 }
 
-/// Appends `ids` separated by spaces.
 /// Appends `ids`, space-separated: a list field.
 pub fn push_list(out: &mut Vec<u8>, ids: &[u32]) {
+    push_ids(out, ids.iter().copied());
+}
+
+/// [`push_list`] of ids as they come.
+fn push_ids(out: &mut Vec<u8>, ids: impl Iterator<Item = u32>) {
     let mut num = itoa::Buffer::new();
-    for (i, &p) in ids.iter().enumerate() {
+    for (i, p) in ids.enumerate() {
         if i > 0 {
             out.push(b' ');
         }

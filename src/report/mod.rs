@@ -157,9 +157,9 @@ pub enum PlayNumbers {
 /// A piece of the rows of a play other than normal, filled on any thread: one of its two
 /// tables, [`Table::PlayValues`] or [`Table::PlayQueries`].
 pub trait PlayPiece: Piece {
-    /// Appends the `values --play` row of a node: `node` is `[case, node, grundy, level,
+    /// Appends the `values --play` row of a node of `case`: `node` is `[node, grundy, level,
     /// out_degree]`, then the play's `numbers`.
-    fn play_value_row(&mut self, node: [u64; 5], numbers: PlayNumbers);
+    fn play_value_row(&mut self, case: u64, node: [u32; 4], numbers: PlayNumbers);
 
     /// Appends the row of the query `(case, number)` on `positions`, decided as `answer`.
     fn play_query_row(&mut self, at: (u64, u64), positions: &[u32], answer: &Answer);

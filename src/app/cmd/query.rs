@@ -25,13 +25,18 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let (exec, how) = (config.exec, (config.exec, format, args.loopy));
     let (played, played_text) = ((exec, play), (exec, format, play));
     let queries = &queries_input;
-    super::with_rows!(rows, &mut out, |sink| match &index {
-        _ if play == grundy::play::Play::Normal => match &index {
-            Some(index) => exec::query_index(index, queries, exec, &columns, &mut sink, &progress),
-            None => exec::query(&graph_input, queries, how, &columns, &mut sink, &progress),
-        },
-        Some(index) => exec::play::query_index(index, queries, played, &mut sink, &progress),
-        None => exec::play::query(&graph_input, queries, played_text, &mut sink, &progress),
+    let normal = play == grundy::play::Play::Normal;
+    super::with_rows!(rows, &mut out, |sink| match (&index, normal) {
+        (Some(index), true) => {
+            exec::query_index(index, queries, exec, &columns, &mut sink, &progress)
+        }
+        (None, true) => exec::query(&graph_input, queries, how, &columns, &mut sink, &progress),
+        (Some(index), false) => {
+            exec::play::query_index(index, queries, played, &mut sink, &progress)
+        }
+        (None, false) => {
+            exec::play::query(&graph_input, queries, played_text, &mut sink, &progress)
+        }
     })?;
     progress.finish();
     Ok(out.finish()?)

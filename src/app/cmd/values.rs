@@ -23,13 +23,14 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     }
     let how = (config.exec, format, args.loopy);
     let played = (config.exec, play);
-    super::with_rows!(rows, &mut out, |sink| match &index {
-        _ if play == grundy::play::Play::Normal => match &index {
-            Some(index) => exec::values_of_index(index, config.exec, &mut sink, &progress),
-            None => exec::values(&input, how, &mut sink, &progress),
-        },
-        Some(index) => exec::play::values_of_index(index, played, &mut sink, &progress),
-        None => exec::play::values(&input, (config.exec, format, play), &mut sink, &progress),
+    let normal = play == grundy::play::Play::Normal;
+    super::with_rows!(rows, &mut out, |sink| match (&index, normal) {
+        (Some(index), true) => exec::values_of_index(index, config.exec, &mut sink, &progress),
+        (None, true) => exec::values(&input, how, &mut sink, &progress),
+        (Some(index), false) => exec::play::values_of_index(index, played, &mut sink, &progress),
+        (None, false) => {
+            exec::play::values(&input, (config.exec, format, play), &mut sink, &progress)
+        }
     })?;
     progress.finish();
     Ok(out.finish()?)
