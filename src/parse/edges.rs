@@ -165,7 +165,7 @@ pub fn line_start(bytes: &[u8], at: usize) -> usize {
 pub fn derived_node_count(largest: Option<u32>, edges: u64) -> Option<u32> {
     let Some(largest) = largest else { return Some(0) };
     let too_sparse = u64::from(largest) >= FREE_NODES && u64::from(largest) > IDS_PER_EDGE * edges;
-    (largest != u32::MAX && !too_sparse).then_some(largest + 1)
+    largest.checked_add(1).filter(|_| !too_sparse)
 }
 
 /// The largest id of `ids`, by a parallel max.
