@@ -391,11 +391,11 @@ fn a_damaged_kept_play_is_refused_by_its_name() {
     let found = sections(&good);
     assert_eq!(
         found.len(),
-        plain.len() + 5,
-        "remoteness, suspense, misère values and heaps, outcomes"
+        plain.len() + 6,
+        "remoteness, suspense, misère values, heaps and tame flags, outcomes"
     );
     // The table's kind numbers (docs/INDEX.md): 8 remoteness .. 11 misère heaps, 12 the
-    // queries' outcomes under the plays (which `stats --play` reads).
+    // queries' outcomes under the plays (which `stats --play` reads), 13 misère tame flags.
     let footer = good.len() - 64;
     let table = u64::from_le_bytes(good[footer..footer + 8].try_into().expect("8 bytes")) as usize;
     let kind_of =
@@ -406,6 +406,7 @@ fn a_damaged_kept_play_is_refused_by_its_name() {
         (10, "misere", "misère values"),
         (11, "misere", "misère heaps"),
         (12, "continued", "plays' query outcomes"),
+        (13, "misere", "misère tame flags"),
     ] {
         let k = (0..found.len()).find(|&k| kind_of(k) == kind).expect("a section of the kind");
         let (offset, bytes) = found[k];

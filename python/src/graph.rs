@@ -110,7 +110,9 @@ impl Graph {
         let game = Arc::clone(&self.game);
         run(py, threads, move |exec, _| {
             let levels = grundy::exec::play::levels_of(&levels);
-            with_csr!(&game.graph, g => Measures::of(play, g, &levels, exec))
+            // `self.values` above set them, and nothing takes them out.
+            let values = game.values.get().expect("the values were computed above");
+            with_csr!(&game.graph, g => Measures::of(play, (g, values), &levels, exec))
         })
     }
 

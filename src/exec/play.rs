@@ -308,8 +308,8 @@ fn measures(case: &Solved, play: Play, exec: Exec, meter: &dyn Meter) -> Measure
     meter.start(Stage { case: case.case, name: "playing", unit: Unit::Nodes, total: nodes });
     let levels = levels_of(&case.levels);
     match case.graph {
-        GameGraph::Chess(g) => Measures::of(play, g, &levels, exec),
-        GameGraph::ChessWide(g) => Measures::of(play, g, &levels, exec),
+        GameGraph::Chess(g) => Measures::of(play, (g, case.values), &levels, exec),
+        GameGraph::ChessWide(g) => Measures::of(play, (g, case.values), &levels, exec),
         GameGraph::Sums(_) => unreachable!("--play refuses the sums format"),
     }
 }

@@ -53,10 +53,13 @@ pub enum Kind {
     /// The outcomes of the input's queries of the case under each play `index --play` kept:
     /// four `u64`s a play ([`play_code`], WIN, LOSE, UNDECIDED), for `stats --play`.
     PlayOutcomes = 12,
+    /// Misère play: whether each node is tame (one byte, 0 or 1). An index without it (made
+    /// before it was added) keeps no misère numbers for the readers that know it.
+    MisereTame = 13,
 }
 
 /// One more than the largest kind number this version knows.
-pub const KINDS: usize = 13;
+pub const KINDS: usize = 14;
 
 /// How a play is numbered in a [`Kind::PlayOutcomes`] section.
 pub fn play_code(play: crate::play::Play) -> u64 {
@@ -86,6 +89,7 @@ impl Kind {
             Kind::MisereGrundy,
             Kind::MisereHeap,
             Kind::PlayOutcomes,
+            Kind::MisereTame,
         ]
         .into_iter()
         .find(|k| *k as u16 == n)
@@ -106,6 +110,7 @@ impl Kind {
             Kind::MisereGrundy => "misère values",
             Kind::MisereHeap => "misère heaps",
             Kind::PlayOutcomes => "plays' query outcomes",
+            Kind::MisereTame => "misère tame flags",
         }
     }
 
@@ -121,6 +126,7 @@ impl Kind {
             | Kind::MisereGrundy
             | Kind::MisereHeap => &[1, 2, 4],
             Kind::Levels => &[2, 4],
+            Kind::MisereTame => &[1],
         }
     }
 }

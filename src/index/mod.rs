@@ -138,9 +138,9 @@ mod tests {
                 Measures::Remoteness(vec![1, 0, top]),
                 Measures::Suspense(vec![top, 0, 1]),
                 Measures::Misere(vec![
-                    Misere { grundy: top, heap: NO_HEAP },
-                    Misere { grundy: 1, heap: top },
-                    Misere { grundy: 0, heap: 1 },
+                    Misere { grundy: top, heap: NO_HEAP, tame: false },
+                    Misere { grundy: 1, heap: top, tame: true },
+                    Misere { grundy: 0, heap: 1, tame: true },
                 ]),
             ];
             let out = one_case((&graph, &values, &[1, 0, 0]), &plays, false);

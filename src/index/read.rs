@@ -266,9 +266,11 @@ impl Index {
                 numbers(Kind::Suspense)?.map(|s| Measures::Suspense(s.iter().collect()))
             }
             Play::Misere => {
-                let (Some(grundy), Some(heap)) =
-                    (numbers(Kind::MisereGrundy)?, numbers(Kind::MisereHeap)?)
-                else {
+                let (Some(grundy), Some(heap), Some(tame)) = (
+                    numbers(Kind::MisereGrundy)?,
+                    numbers(Kind::MisereHeap)?,
+                    numbers(Kind::MisereTame)?,
+                ) else {
                     return Ok(None);
                 };
                 let none = top(heap.width());
@@ -276,10 +278,17 @@ impl Index {
                     h if h == none => NO_HEAP,
                     h => h,
                 };
+                let flag = |i: usize| match tame.get(i) {
+                    0 => Ok(false),
+                    1 => Ok(true),
+                    _ => Err(fail(format!("corrupt: {} not 0 or 1", Kind::MisereTame.name()))),
+                };
                 Some(Measures::Misere(
                     (0..grundy.len())
-                        .map(|i| Misere { grundy: grundy.get(i), heap: heap(i) })
-                        .collect(),
+                        .map(|i| {
+                            Ok(Misere { grundy: grundy.get(i), heap: heap(i), tame: flag(i)? })
+                        })
+                        .collect::<Result<_, Error>>()?,
                 ))
             }
         })
@@ -410,6 +419,7 @@ fn sections(table: &[u8], footer: &Footer, bytes: &[u8]) -> Result<Vec<Sections>
                 (Kind::Suspense, entries[Kind::Suspense as usize].is_some()),
                 (Kind::MisereGrundy, misere),
                 (Kind::MisereHeap, misere),
+                (Kind::MisereTame, misere && entries[Kind::MisereTame as usize].is_some()),
             ];
             let plays = plays.map(|(kind, kept)| (kind, kept.then_some(record.nodes)));
             for (kind, count) in counts.into_iter().chain(plays) {

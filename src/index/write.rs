@@ -120,7 +120,9 @@ impl<'o, P: Put> Writer<'o, P> {
             Measures::Suspense(s) => self.narrowest(Kind::Suspense, || s.iter().copied(), None),
             Measures::Misere(m) => {
                 self.narrowest(Kind::MisereGrundy, || m.iter().map(|x| x.grundy), None)?;
-                self.narrowest(Kind::MisereHeap, || m.iter().map(|x| x.heap), Some(NO_HEAP))
+                self.narrowest(Kind::MisereHeap, || m.iter().map(|x| x.heap), Some(NO_HEAP))?;
+                let tame: Vec<u8> = m.iter().map(|x| u8::from(x.tame)).collect();
+                self.section(Kind::MisereTame, &tame)
             }
         }
     }

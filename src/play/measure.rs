@@ -5,17 +5,19 @@
 //! - suspense (continued play): a sink 0; if some move leads to an even suspense, 1 + the
 //!   largest such; otherwise 1 + the least.
 //! - misère ([`Misere`]): the misère Grundy value (a sink 1, else the mex of the moves'), 0
-//!   exactly for a position whose player to move loses; and the nim heap the position equals
+//!   exactly for a position whose player to move loses; the nim heap the position equals
 //!   in misère play, where that follows from Conway's misère mex rule (a sink is `*0`; a
 //!   position whose moves all equal heaps `*a, *b, ...`, one of them `*0` or `*1`, equals
-//!   `*mex(a, b, ...)`), else [`NO_HEAP`].
+//!   `*mex(a, b, ...)`), else [`NO_HEAP`]; and whether it is tame ([`Misere::tame`]).
 //!
 //! Each pass reads every edge once, in the levels' order; on the parallel path the nodes of a
 //! wide level are computed in parallel (their moves are in earlier levels), and thin levels
-//! inline, as the Grundy evaluation does. Memory: 4 bytes per node per number.
+//! inline, as the Grundy evaluation does. Memory: 4 bytes per node per number (misère: 12,
+//! the two numbers and the tame flag).
 
 use rayon::prelude::*;
 
+use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::{Csr, Offset};
 use crate::order::{Level, Levels, INLINE_LEVEL};
@@ -32,6 +34,20 @@ pub struct Misere {
     pub grundy: u32,
     /// The nim heap the position equals in misère play, or [`NO_HEAP`].
     pub heap: u32,
+    /// Tame (Winning Ways, chapter 13): the position and every position it can reach have
+    /// misère Grundy values (γ0) equal to their normal ones, or, for normal values 0 and 1,
+    /// the other of the two (the genera `0^0`, `1^1`, `a^a` and the fickle `0^1`, `1^0`).
+    /// Sums of tame positions are decided as misère Nim is ([`crate::play::sums`]).
+    pub tame: bool,
+}
+
+impl Misere {
+    /// Whether a position whose normal Grundy value is `g` and misère one `m` has a tame
+    /// genus (its moves aside): `m = g`, or `g <= 1` and `m = g ^ 1`.
+    #[inline]
+    pub fn tame_genus(g: u32, m: u32) -> bool {
+        m == g || (g <= 1 && m == g ^ 1)
+    }
 }
 
 /// What a play computes of every node of a case.
@@ -48,13 +64,19 @@ pub enum Measures {
 }
 
 impl Measures {
-    /// What `play` computes of `graph`, evaluated in `levels` order on `exec`'s path.
-    pub fn of<O: Offset>(play: Play, graph: &Csr<O>, levels: &Levels, exec: Exec) -> Measures {
+    /// What `play` computes of `graph`, whose normal-play Grundy values are `values`,
+    /// evaluated in `levels` order on `exec`'s path.
+    pub fn of<O: Offset>(
+        play: Play,
+        (graph, values): (&Csr<O>, &Values),
+        levels: &Levels,
+        exec: Exec,
+    ) -> Measures {
         match play {
             Play::Normal | Play::Selective => Measures::None,
             Play::Conjunctive => Measures::Remoteness(levelwise(graph, levels, exec, Remote)),
             Play::Continued => Measures::Suspense(levelwise(graph, levels, exec, Suspend)),
-            Play::Misere => Measures::Misere(levelwise(graph, levels, exec, Lose)),
+            Play::Misere => Measures::Misere(levelwise(graph, levels, exec, Lose(values))),
         }
     }
 }
@@ -71,8 +93,8 @@ trait Fold: Sync {
 struct Remote;
 /// Suspense ([`suspense`]).
 struct Suspend;
-/// Misère numbers ([`misere`]).
-struct Lose;
+/// Misère numbers ([`misere`]), with the normal-play values (for tameness).
+struct Lose<'a>(&'a Values);
 
 impl Fold for Remote {
     type N = u32;
@@ -90,11 +112,11 @@ impl Fold for Suspend {
     }
 }
 
-impl Fold for Lose {
+impl Fold for Lose<'_> {
     type N = Misere;
     #[inline]
     fn node<O: Offset>(&self, graph: &Csr<O>, v: u32, out: &[Misere]) -> Misere {
-        misere(graph, v, out)
+        misere(graph, v, out, self.0)
     }
 }
 
@@ -152,17 +174,20 @@ const UNKNOWN_MOVES: usize = 2;
 /// move at all (`m = 0`, `X` over): then `v + X` wins by the move to `*1`. A move equal to a
 /// larger heap `*h` has a move equal to `*m` (as every heap's position has one below it), so
 /// it reverses too.
-fn misere<O: Offset>(graph: &Csr<O>, v: u32, out: &[Misere]) -> Misere {
+///
+/// Tameness is hereditary: `v` is tame when its own genus is and all its moves are.
+fn misere<O: Offset>(graph: &Csr<O>, v: u32, out: &[Misere], values: &Values) -> Misere {
     let moves = graph.successors(v);
     if moves.is_empty() {
-        return Misere { grundy: 1, heap: 0 };
+        return Misere { grundy: 1, heap: 0, tame: true };
     }
     let number = |w: u32| out[w as usize];
     let (mut grundy, mut heaps) = (Marks::default(), Marks::default());
-    let mut unknown = 0;
+    let (mut unknown, mut tame) = (0, true);
     for &w in moves {
         let m = number(w);
         grundy.mark(m.grundy);
+        tame &= m.tame;
         if m.heap == NO_HEAP {
             unknown += 1;
         } else {
@@ -178,7 +203,8 @@ fn misere<O: Offset>(graph: &Csr<O>, v: u32, out: &[Misere]) -> Misere {
     let moves_ok =
         || unknown == 0 || (unknown <= UNKNOWN_MOVES && moves.iter().all(|&w| reverses(w)));
     let heap = if zero_ok && moves_ok() { m } else { NO_HEAP };
-    Misere { grundy: grundy.mex(), heap }
+    let grundy = grundy.mex();
+    Misere { grundy, heap, tame: tame && Misere::tame_genus(values.get(v), grundy) }
 }
 
 /// The values a node's moves take, for their mex: a bit mask below 64, a list above.
@@ -287,14 +313,20 @@ mod tests {
             vec![vec![], vec![0], vec![0, 1], vec![0, 1, 2], vec![2], vec![1, 4], vec![0, 5]];
         let graph = Csr::<u32>::from_lists(&lists).expect("lists");
         let levels = crate::order::levels(&graph, &()).expect("acyclic");
+        let values = Values::from_vec(vec![0, 1, 2, 3, 0, 2, 1]);
         for exec in [Exec::Sequential, Exec::Rayon { chunk_bytes: 1 << 20 }] {
-            let Measures::Misere(m) = Measures::of(Play::Misere, &graph, &levels, exec) else {
+            let of = Measures::of(Play::Misere, (&graph, &values), &levels, exec);
+            let Measures::Misere(m) = of else {
                 panic!("misère numbers");
             };
             let heaps: Vec<u32> = m.iter().map(|x| x.heap).collect();
             let grundy: Vec<u32> = m.iter().map(|x| x.grundy).collect();
             assert_eq!(heaps, [0, 1, 2, 3, NO_HEAP, NO_HEAP, 1]);
             assert_eq!(grundy, [1, 0, 2, 3, 0, 1, 0]);
+            // Tame: the heaps, and 4 (genus 0^0 over the heap *2); 5 is 2 in normal play
+            // but 1 in misère play, so neither it nor 6 above it is.
+            let tame: Vec<bool> = m.iter().map(|x| x.tame).collect();
+            assert_eq!(tame, [true, true, true, true, true, false, false]);
         }
     }
 }

@@ -9,11 +9,28 @@
 //!   that moves to a move of remoteness (suspense) one less: the least remoteness (largest
 //!   suspense) drops to an even one and no other passes it.
 //! - misère: tokens equal to `*0` change no outcome and are dropped; one token left is
-//!   decided by its misère Grundy value; tokens that all equal nim heaps follow misère Nim (a
-//!   WIN exactly when the nim-sum is not 0, unless no heap exceeds 1, where exactly when it is
-//!   0); any other sum is UNDECIDED, with the reason, never guessed. A winning move is the
-//!   first move of one token (in query order, then move order) after which the sum is decided
-//!   a LOSE.
+//!   decided by its misère Grundy value; tokens that are each a nim heap or tame
+//!   ([`Misere::tame`]) follow the tame rule (below); any other sum is UNDECIDED, with the
+//!   reason, never guessed. A winning move is the first move of one token (in query order,
+//!   then move order) after which the sum is decided a LOSE.
+//!
+//! The tame rule (Winning Ways, chapter 13), with each token's normal value `g` (a heap's
+//! own size for a token equal to a heap) and misère value `m`: a token is *fickle* when
+//! `m != g` (then `g <= 1`: `*0`, `*1` and their like) and *firm* otherwise. A sum with a firm
+//! token is a WIN exactly when the nim-sum of the `g`s is not 0; a sum of fickle tokens
+//! exactly when it is not 1. Misère Nim is the case of heaps. Proof, by induction on the
+//! sum, for tokens whose every reachable position is tame (a heap token is replaced by its
+//! heap, which changes no outcome): (a) a LOSE by the rule moves only to WINs: a move
+//! changes one `g`; a fickle token (`g`, `g ^ 1`) cannot move to a firm (`g ^ 1`, `g ^ 1`)
+//! (misère value `g ^ 1` is its own), nor a firm (`a`, `a`), `a <= 1`, to a fickle
+//! (`a ^ 1`, `a`), so the nim-sum never lands on the losing one. (b) a WIN by the rule has a
+//! move to a LOSE: all fickle with nim-sum 0: some token is no sink, and a fickle
+//! non-sink has a fickle move with the other `g` (the move its misère value needs); a firm
+//! token: Nim's move, unless it takes the only firm token `F` to a fickle one; then, with
+//! `s` the fickle tokens' nim-sum, `F` has a move of misère value `s` (if `g(F) >= 2`; such a
+//! move is (`s`, `s`) or (`s ^ 1`, `s`), each a LOSE after it), or (`g(F) <= 1`) a fickle
+//! non-sink token flips its `g`, or, all fickle tokens sinks, `F` is (`1`, `1`) and moves to
+//! misère value 0.
 //!
 //! An empty sum has no move: a LOSE, but in misère play, where it is a WIN.
 
@@ -54,7 +71,7 @@ impl Verdict {
 }
 
 /// Why a misère sum is not decided.
-pub const WILD: &str = "two or more tokens not equal to *0, not all equal to nim heaps";
+pub const WILD: &str = "two or more tokens not equal to *0, not all nim heaps or tame";
 
 /// A sum decided, and for a WIN the move: `(from, to)` of each token it moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,7 +114,7 @@ pub fn answer<O: Offset>(
                 positions.iter().copied().filter(|&p| s[p as usize] > 0).collect();
             every_token(graph, win, &movable, s)
         }
-        (Play::Misere, Measures::Misere(m)) => misere_answer(graph, m, positions),
+        (Play::Misere, Measures::Misere(m)) => misere_answer(graph, (m, values), positions),
         (play, _) => unreachable!("{} play without its measures", play.name()),
     }
 }
@@ -120,37 +137,41 @@ fn first_move<O: Offset>(graph: &Csr<O>, p: u32, want: &dyn Fn(u32) -> bool) -> 
     graph.successors(p).iter().copied().find(|&s| want(s)).map(|s| (p, s))
 }
 
-/// Who wins a misère sum, where the theory decides it.
-pub fn misere_verdict(numbers: &[Misere], positions: &[u32]) -> Verdict {
+/// Who wins a misère sum, where the theory decides it, from the tokens' misère `numbers` and
+/// normal-play `values`.
+pub fn misere_verdict(numbers: &[Misere], values: &Values, positions: &[u32]) -> Verdict {
     let number = |p: u32| numbers[p as usize];
-    let mut live = positions.iter().map(|&p| number(p)).filter(|m| m.heap != 0);
+    let mut live = positions.iter().copied().filter(|&p| number(p).heap != 0);
     let Some(first) = live.next() else { return Verdict::Win };
-    let rest: Vec<Misere> = live.collect();
-    if rest.is_empty() {
-        return Verdict::of(first.grundy != 0);
+    let Some(second) = live.next() else { return Verdict::of(number(first).grundy != 0) };
+    let (mut nim, mut firm) = (0, false);
+    for p in [first, second].into_iter().chain(live) {
+        let m = number(p);
+        let g = match (m.heap, m.tame) {
+            (NO_HEAP, false) => return Verdict::Undecided(WILD),
+            (NO_HEAP, true) => values.get(p),
+            (heap, _) => heap,
+        };
+        nim ^= g;
+        firm |= m.grundy == g;
     }
-    if first.heap == NO_HEAP || rest.iter().any(|m| m.heap == NO_HEAP) {
-        return Verdict::Undecided(WILD);
-    }
-    let heaps = || std::iter::once(first.heap).chain(rest.iter().map(|m| m.heap));
-    let nim = heaps().fold(0, |x, h| x ^ h);
-    if heaps().any(|h| h >= 2) {
-        Verdict::of(nim != 0)
-    } else {
-        Verdict::of(nim == 0)
-    }
+    Verdict::of(if firm { nim != 0 } else { nim != 1 })
 }
 
 /// A misère sum's answer: its verdict, and for a WIN the first one-token move to a LOSE.
-fn misere_answer<O: Offset>(graph: &Csr<O>, numbers: &[Misere], positions: &[u32]) -> Answer {
-    let verdict = misere_verdict(numbers, positions);
+fn misere_answer<O: Offset>(
+    graph: &Csr<O>,
+    (numbers, values): (&[Misere], &Values),
+    positions: &[u32],
+) -> Answer {
+    let verdict = misere_verdict(numbers, values, positions);
     let mut moves = Vec::new();
     if verdict == Verdict::Win {
         let mut after = positions.to_vec();
         'search: for (k, &p) in positions.iter().enumerate() {
             for &s in graph.successors(p) {
                 after[k] = s;
-                if misere_verdict(numbers, &after) == Verdict::Lose {
+                if misere_verdict(numbers, values, &after) == Verdict::Lose {
                     moves.push((p, s));
                     break 'search;
                 }
