@@ -321,8 +321,8 @@ impl Graph {
         Ok(match self.measures(py, play, threads)? {
             Measures::Remoteness(n) | Measures::Suspense(n) => (PyArray1::from_vec(py, n), None),
             Measures::Misere(m) => {
-                let grundy: Vec<u32> = m.iter().map(|x| x.grundy).collect();
-                let heaps: Vec<u32> = m.iter().map(|x| x.heap).collect();
+                let grundy: Vec<u32> = m.iter().map(|x| x.grundy()).collect();
+                let heaps: Vec<u32> = m.iter().map(|x| x.heap_or_none()).collect();
                 (PyArray1::from_vec(py, grundy), Some(PyArray1::from_vec(py, heaps)))
             }
             Measures::None => {

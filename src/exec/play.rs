@@ -19,7 +19,7 @@ use crate::io::sink::Put;
 use crate::meter::{Meter, Stage, Unit};
 use crate::order::Levels;
 use crate::parse::format::Format;
-use crate::play::{self, Answer, Measures, Play, Verdict, NO_HEAP};
+use crate::play::{self, Answer, Measures, Play, Verdict};
 use crate::report::stats::{CaseStats, Outcomes, PlayStats};
 use crate::report::{PlayNumbers, PlayPiece, RowSink, Table};
 
@@ -365,10 +365,7 @@ fn write_values<S: RowSink>(
         let numbers = match measures {
             Measures::None => PlayNumbers::None,
             Measures::Remoteness(r) | Measures::Suspense(r) => PlayNumbers::Count(r[i]),
-            Measures::Misere(m) => PlayNumbers::Misere {
-                grundy: m[i].grundy,
-                heap: (m[i].heap != NO_HEAP).then_some(m[i].heap),
-            },
+            Measures::Misere(m) => PlayNumbers::Misere { grundy: m[i].grundy(), heap: m[i].heap() },
         };
         piece.play_value_row(case.case, node, numbers);
     };

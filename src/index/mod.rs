@@ -130,7 +130,7 @@ mod tests {
     fn kept_plays_read_back_in_every_width() {
         use crate::eval::Values;
         use crate::graph::{Csr, GameGraph};
-        use crate::play::{Measures, Misere, Play, NO_HEAP};
+        use crate::play::{Measures, Misere, Play};
         let graph = GameGraph::Chess(Csr::from_lists(&[vec![1u32], vec![], vec![]]).expect("csr"));
         let values = Values::from_vec(vec![1, 0, 0]);
         for top in [3, 254, 255, 65_534, 65_535, 70_000, u32::MAX - 1] {
@@ -138,9 +138,9 @@ mod tests {
                 Measures::Remoteness(vec![1, 0, top]),
                 Measures::Suspense(vec![top, 0, 1]),
                 Measures::Misere(vec![
-                    Misere { grundy: top, heap: NO_HEAP, tame: false },
-                    Misere { grundy: 1, heap: top, tame: true },
-                    Misere { grundy: 0, heap: 1, tame: true },
+                    Misere::new(top, None, false),
+                    Misere::new(1, Some(top.min(Misere::LARGEST_HEAP)), true),
+                    Misere::new(0, Some(1), true),
                 ]),
             ];
             let out = one_case((&graph, &values, &[1, 0, 0]), &plays, false);

@@ -16,7 +16,7 @@ use crate::eval::Values;
 use crate::graph::{Csr, GameGraph, Offset, SumsGraph};
 use crate::io::input::Input;
 use crate::io::store::{Ints, Pinned, Plain, Store};
-use crate::play::{Measures, Misere, Play, NO_HEAP};
+use crate::play::{Measures, Misere, Play};
 
 /// An index file, opened: its table read and checked; each case's arrays are checked when
 /// the case is taken ([`Index::case`]).
@@ -274,10 +274,7 @@ impl Index {
                     return Ok(None);
                 };
                 let none = top(heap.width());
-                let heap = |i: usize| match heap.get(i) {
-                    h if h == none => NO_HEAP,
-                    h => h,
-                };
+                let heap = |i: usize| Some(heap.get(i)).filter(|&h| h != none);
                 let flag = |i: usize| match tame.get(i) {
                     0 => Ok(false),
                     1 => Ok(true),
@@ -285,9 +282,7 @@ impl Index {
                 };
                 Some(Measures::Misere(
                     (0..grundy.len())
-                        .map(|i| {
-                            Ok(Misere { grundy: grundy.get(i), heap: heap(i), tame: flag(i)? })
-                        })
+                        .map(|i| Ok(Misere::new(grundy.get(i), heap(i), flag(i)?)))
                         .collect::<Result<_, Error>>()?,
                 ))
             }

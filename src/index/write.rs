@@ -119,9 +119,13 @@ impl<'o, P: Put> Writer<'o, P> {
             Measures::Remoteness(r) => self.narrowest(Kind::Remoteness, || r.iter().copied(), None),
             Measures::Suspense(s) => self.narrowest(Kind::Suspense, || s.iter().copied(), None),
             Measures::Misere(m) => {
-                self.narrowest(Kind::MisereGrundy, || m.iter().map(|x| x.grundy), None)?;
-                self.narrowest(Kind::MisereHeap, || m.iter().map(|x| x.heap), Some(NO_HEAP))?;
-                let tame: Vec<u8> = m.iter().map(|x| u8::from(x.tame)).collect();
+                self.narrowest(Kind::MisereGrundy, || m.iter().map(|x| x.grundy()), None)?;
+                self.narrowest(
+                    Kind::MisereHeap,
+                    || m.iter().map(|x| x.heap_or_none()),
+                    Some(NO_HEAP),
+                )?;
+                let tame: Vec<u8> = m.iter().map(|x| u8::from(x.tame())).collect();
                 self.section(Kind::MisereTame, &tame)
             }
         }

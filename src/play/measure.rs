@@ -12,8 +12,8 @@
 //!
 //! Each pass reads every edge once, in the levels' order; on the parallel path the nodes of a
 //! wide level are computed in parallel (their moves are in earlier levels), and thin levels
-//! inline, as the Grundy evaluation does. Memory: 4 bytes per node per number (misère: 12,
-//! the two numbers and the tame flag).
+//! inline, as the Grundy evaluation does. Memory: 4 bytes per node per number (misère: 8,
+//! the two numbers with the tame flag in the heap's top bit).
 
 use rayon::prelude::*;
 
@@ -24,24 +24,71 @@ use crate::order::{Level, Levels, INLINE_LEVEL};
 
 use super::Play;
 
-/// The heap of a position that equals no nim heap by the misère mex rule.
+/// The heap of a position that equals no nim heap by the misère mex rule, where numbers are
+/// written out as plain `u32`s (an index, a column).
 pub const NO_HEAP: u32 = u32::MAX;
 
-/// A node's misère numbers.
+/// A node's misère numbers, in 8 bytes: the misère Grundy value, and the heap with the tame
+/// flag in its top bit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Misere {
+    grundy: u32,
+    heap_and_tame: u32,
+}
+
+/// The tame bit of [`Misere::heap_and_tame`].
+const TAME: u32 = 1 << 31;
+/// The heap bits' code for no heap.
+const HEAPLESS: u32 = TAME - 1;
+
+impl Misere {
+    /// The largest heap kept: a position equal to a larger one is said to equal none (which
+    /// is sound: only not known). A heap `*m` needs moves to `m` distinct positions, each
+    /// with as many of its own, so no graph that fits in memory comes near it.
+    pub const LARGEST_HEAP: u32 = HEAPLESS - 1;
+
+    /// The numbers of a position whose misère Grundy value is `grundy`, equal to nim heap
+    /// `heap` (if known and at most [`Misere::LARGEST_HEAP`]), and tame or not.
+    #[inline]
+    pub fn new(grundy: u32, heap: Option<u32>, tame: bool) -> Misere {
+        let heap = heap.filter(|&h| h <= Misere::LARGEST_HEAP).unwrap_or(HEAPLESS);
+        Misere { grundy, heap_and_tame: heap | if tame { TAME } else { 0 } }
+    }
+
     /// The misère Grundy value (Conway's γ0): 0 exactly when the player to move loses.
-    pub grundy: u32,
-    /// The nim heap the position equals in misère play, or [`NO_HEAP`].
-    pub heap: u32,
+    #[inline]
+    pub fn grundy(self) -> u32 {
+        self.grundy
+    }
+
+    /// The nim heap the position equals in misère play, where the mex rule shows it.
+    #[inline]
+    pub fn heap(self) -> Option<u32> {
+        let h = self.heap_bits();
+        (h != HEAPLESS).then_some(h)
+    }
+
+    /// [`Misere::heap`] as a plain number, [`NO_HEAP`] for none.
+    #[inline]
+    pub fn heap_or_none(self) -> u32 {
+        self.heap().unwrap_or(NO_HEAP)
+    }
+
     /// Tame (Winning Ways, chapter 13): the position and every position it can reach have
     /// misère Grundy values (γ0) equal to their normal ones, or, for normal values 0 and 1,
     /// the other of the two (the genera `0^0`, `1^1`, `a^a` and the fickle `0^1`, `1^0`).
     /// Sums of tame positions are decided as misère Nim is ([`crate::play::sums`]).
-    pub tame: bool,
-}
+    #[inline]
+    pub fn tame(self) -> bool {
+        self.heap_and_tame & TAME != 0
+    }
 
-impl Misere {
+    /// The heap bits: the heap, or `HEAPLESS`.
+    #[inline]
+    fn heap_bits(self) -> u32 {
+        self.heap_and_tame & HEAPLESS
+    }
+
     /// Whether a position whose normal Grundy value is `g` and misère one `m` has a tame
     /// genus (its moves aside): `m = g`, or `g <= 1` and `m = g ^ 1`.
     #[inline]
@@ -179,7 +226,7 @@ const UNKNOWN_MOVES: usize = 2;
 fn misere<O: Offset>(graph: &Csr<O>, v: u32, out: &[Misere], values: &Values) -> Misere {
     let moves = graph.successors(v);
     if moves.is_empty() {
-        return Misere { grundy: 1, heap: 0, tame: true };
+        return Misere::new(1, Some(0), true);
     }
     let number = |w: u32| out[w as usize];
     let (mut grundy, mut heaps) = (Marks::default(), Marks::default());
@@ -187,24 +234,23 @@ fn misere<O: Offset>(graph: &Csr<O>, v: u32, out: &[Misere], values: &Values) ->
     for &w in moves {
         let m = number(w);
         grundy.mark(m.grundy);
-        tame &= m.tame;
-        if m.heap == NO_HEAP {
-            unknown += 1;
-        } else {
-            heaps.mark(m.heap);
+        tame &= m.tame();
+        match m.heap_bits() {
+            HEAPLESS => unknown += 1,
+            h => heaps.mark(h),
         }
     }
     let m = heaps.mex();
     let reverses = |w: u32| {
-        let known = number(w).heap != NO_HEAP;
-        known || graph.successors(w).iter().take(REVERSE_LOOKS).any(|&u| number(u).heap == m)
+        let known = number(w).heap_bits() != HEAPLESS;
+        known || graph.successors(w).iter().take(REVERSE_LOOKS).any(|&u| number(u).heap_bits() == m)
     };
-    let zero_ok = m != 0 || moves.iter().any(|&w| number(w).heap == 1);
+    let zero_ok = m != 0 || moves.iter().any(|&w| number(w).heap_bits() == 1);
     let moves_ok =
         || unknown == 0 || (unknown <= UNKNOWN_MOVES && moves.iter().all(|&w| reverses(w)));
-    let heap = if zero_ok && moves_ok() { m } else { NO_HEAP };
+    let heap = (zero_ok && moves_ok()).then_some(m);
     let grundy = grundy.mex();
-    Misere { grundy, heap, tame: tame && Misere::tame_genus(values.get(v), grundy) }
+    Misere::new(grundy, heap, tame && Misere::tame_genus(values.get(v), grundy))
 }
 
 /// The values a node's moves take, for their mex: a bit mask below 64, a list above.
@@ -319,13 +365,13 @@ mod tests {
             let Measures::Misere(m) = of else {
                 panic!("misère numbers");
             };
-            let heaps: Vec<u32> = m.iter().map(|x| x.heap).collect();
-            let grundy: Vec<u32> = m.iter().map(|x| x.grundy).collect();
+            let heaps: Vec<u32> = m.iter().map(|x| x.heap_or_none()).collect();
+            let grundy: Vec<u32> = m.iter().map(|x| x.grundy()).collect();
             assert_eq!(heaps, [0, 1, 2, 3, NO_HEAP, NO_HEAP, 1]);
             assert_eq!(grundy, [1, 0, 2, 3, 0, 1, 0]);
             // Tame: the heaps, and 4 (genus 0^0 over the heap *2); 5 is 2 in normal play
             // but 1 in misère play, so neither it nor 6 above it is.
-            let tame: Vec<bool> = m.iter().map(|x| x.tame).collect();
+            let tame: Vec<bool> = m.iter().map(|x| x.tame()).collect();
             assert_eq!(tame, [true, true, true, true, true, false, false]);
         }
     }

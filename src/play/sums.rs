@@ -37,7 +37,7 @@
 use crate::eval::Values;
 use crate::graph::{Csr, Offset};
 
-use super::measure::{Measures, Misere, NO_HEAP};
+use super::measure::{Measures, Misere};
 use super::Play;
 
 /// Who wins a sum.
@@ -141,19 +141,19 @@ fn first_move<O: Offset>(graph: &Csr<O>, p: u32, want: &dyn Fn(u32) -> bool) -> 
 /// normal-play `values`.
 pub fn misere_verdict(numbers: &[Misere], values: &Values, positions: &[u32]) -> Verdict {
     let number = |p: u32| numbers[p as usize];
-    let mut live = positions.iter().copied().filter(|&p| number(p).heap != 0);
+    let mut live = positions.iter().copied().filter(|&p| number(p).heap() != Some(0));
     let Some(first) = live.next() else { return Verdict::Win };
-    let Some(second) = live.next() else { return Verdict::of(number(first).grundy != 0) };
+    let Some(second) = live.next() else { return Verdict::of(number(first).grundy() != 0) };
     let (mut nim, mut firm) = (0, false);
     for p in [first, second].into_iter().chain(live) {
         let m = number(p);
-        let g = match (m.heap, m.tame) {
-            (NO_HEAP, false) => return Verdict::Undecided(WILD),
-            (NO_HEAP, true) => values.get(p),
-            (heap, _) => heap,
+        let g = match (m.heap(), m.tame()) {
+            (None, false) => return Verdict::Undecided(WILD),
+            (None, true) => values.get(p),
+            (Some(heap), _) => heap,
         };
         nim ^= g;
-        firm |= m.grundy == g;
+        firm |= m.grundy() == g;
     }
     Verdict::of(if firm { nim != 0 } else { nim != 1 })
 }

@@ -121,7 +121,7 @@ impl PlayStats {
         measures: &crate::play::Measures,
         undecided: u64,
     ) -> PlayStats {
-        use crate::play::{Measures, NO_HEAP};
+        use crate::play::Measures;
         let mut stats = PlayStats { undecided, ..PlayStats::new(play) };
         match measures {
             Measures::None => {}
@@ -129,8 +129,8 @@ impl PlayStats {
                 stats.histogram = histogram(r.iter().copied());
             }
             Measures::Misere(m) => {
-                stats.histogram = histogram(m.iter().map(|x| x.grundy));
-                stats.misere_heaps = Some(m.iter().filter(|x| x.heap != NO_HEAP).count() as u64);
+                stats.histogram = histogram(m.iter().map(|x| x.grundy()));
+                stats.misere_heaps = Some(m.iter().filter(|x| x.heap().is_some()).count() as u64);
             }
         }
         stats
