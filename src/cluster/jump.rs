@@ -135,7 +135,8 @@ fn jump(bsp: &mut Bsp<Msg>, owners: &Owners, state: &mut State, first: u64, link
     }
 }
 
-/// Links followed on this worker per active link and round, before the round asks others.
+/// Links followed on this worker per active link and round once its local targets are done
+/// (more only around a cycle of links, which this bounds).
 const LOCAL_STEPS: usize = 64;
 
 /// Takes every active link as far as it goes through this worker's own nodes, before a round
@@ -143,9 +144,15 @@ const LOCAL_STEPS: usize = 64;
 /// open one ends the link at once. A shuffled chain on `P` workers runs through about `P / (P -
 /// 1)` nodes of one worker in a row, which a round would otherwise take one at a time.
 ///
+/// Each link is taken once: a link whose target is another active link here is taken after
+/// that one (a walk down the targets, then back up), so it composes with the target's link
+/// already taken as far as it goes, and one step is all it needs. Following every link as far
+/// as it goes on its own instead costs a step per node passed: on a shuffled million-node
+/// chain, 64 steps a link in the round after the first probe, 0.38 s of a 0.75 s run.
+///
 /// Links compose whatever the order they are taken in (each keeps a node's value a function
 /// of its target's), so following a link updated in this same round is as right as following
-/// last round's; [`LOCAL_STEPS`] bounds the walk around a cycle of links.
+/// last round's; a cycle of links is cut where the walk meets its own path.
 fn chase_local(
     me: usize,
     owners: &Owners,
@@ -153,26 +160,60 @@ fn chase_local(
     first: u64,
     (links, index): (&mut [Linked], &[u32]),
 ) {
+    const NEW: u8 = 0;
+    const WALKED: u8 = 1;
+    const TAKEN: u8 = 2;
+    let mut mark = vec![NEW; links.len()];
+    let mut path = Vec::new();
     for k in 0..links.len() {
-        for _ in 0..LOCAL_STEPS {
-            let l = links[k];
+        let mut j = k;
+        while mark[j] == NEW {
+            mark[j] = WALKED;
+            path.push(j);
+            let l = links[j];
             if !l.active || owners.of(l.next) != me {
                 break;
             }
-            let target = (l.next - first) as usize;
-            let linked = links.get(index[target] as usize).map(|t| (t.link, t.next));
-            match state.probe(target, linked) {
-                Probe::Settled(v, lv) => {
-                    let (value, level) = l.link.apply((v, lv));
-                    state.settle(l.node, value, level);
-                    links[k].active = false;
-                }
-                Probe::Linked(inner, next) => {
-                    links[k].link = l.link.after(&inner);
-                    links[k].next = next;
-                }
-                Probe::Open => links[k].active = false,
+            match index[(l.next - first) as usize] as usize {
+                t if t < links.len() => j = t,
+                _ => break,
             }
+        }
+        while let Some(j) = path.pop() {
+            take(me, owners, state, first, (links, index), j);
+            mark[j] = TAKEN;
+        }
+    }
+}
+
+/// Takes link `k` through this worker's own nodes, as far as their links (taken this round or
+/// not) reach: at most [`LOCAL_STEPS`] steps.
+fn take(
+    me: usize,
+    owners: &Owners,
+    state: &mut State,
+    first: u64,
+    (links, index): (&mut [Linked], &[u32]),
+    k: usize,
+) {
+    for _ in 0..LOCAL_STEPS {
+        let l = links[k];
+        if !l.active || owners.of(l.next) != me {
+            return;
+        }
+        let target = (l.next - first) as usize;
+        let linked = links.get(index[target] as usize).map(|t| (t.link, t.next));
+        match state.probe(target, linked) {
+            Probe::Settled(v, lv) => {
+                let (value, level) = l.link.apply((v, lv));
+                state.settle(l.node, value, level);
+                links[k].active = false;
+            }
+            Probe::Linked(inner, next) => {
+                links[k].link = l.link.after(&inner);
+                links[k].next = next;
+            }
+            Probe::Open => links[k].active = false,
         }
     }
 }

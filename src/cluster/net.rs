@@ -347,7 +347,9 @@ fn welcome(
 /// The heartbeats of this process: started by [`watch`], ended by [`Watch::goodbye`].
 pub struct Watch {
     stop: Arc<AtomicBool>,
-    writers: Vec<(TcpStream, thread::JoinHandle<()>)>,
+    /// Each beating thread's stream, its thread, and the sender whose drop wakes it at once
+    /// (a beat's sleep would otherwise hold up the end of every run by up to [`BEAT`]).
+    writers: Vec<(TcpStream, thread::JoinHandle<()>, mpsc::Sender<()>)>,
 }
 
 /// Starts beating to every peer and watching every peer's beats. A lost peer ends the process
@@ -366,18 +368,17 @@ pub fn watch(peers: &Peers, beats: Vec<Option<TcpStream>>) -> Watch {
                 .spawn(move || watch_peer(reader, &name, &stop));
         }
         if let Ok(mut writer) = stream.try_clone() {
-            let stop = Arc::clone(&stop);
+            let (wake, sleep) = mpsc::channel::<()>();
             let handle =
                 thread::Builder::new().name(format!("grundy:beat-{peer}")).spawn(move || {
-                    while !stop.load(Ordering::Relaxed) {
-                        if writer.write_all(&[ALIVE]).is_err() {
-                            return;
-                        }
-                        thread::sleep(BEAT);
+                    // Beats until the sender is dropped (a timeout is the next beat's time).
+                    while writer.write_all(&[ALIVE]).is_ok()
+                        && sleep.recv_timeout(BEAT) == Err(mpsc::RecvTimeoutError::Timeout)
+                    {
                     }
                 });
             if let Ok(handle) = handle {
-                writers.push((stream, handle));
+                writers.push((stream, handle, wake));
             }
         }
     }
@@ -388,7 +389,8 @@ impl Watch {
     /// Stops beating and tells every peer this process ends normally.
     pub fn goodbye(self) {
         self.stop.store(true, Ordering::Relaxed);
-        for (mut stream, handle) in self.writers {
+        for (mut stream, handle, wake) in self.writers {
+            drop(wake);
             let _ = handle.join();
             let _ = stream.write_all(&[GOODBYE]);
             let _ = stream.flush();
