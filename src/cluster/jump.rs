@@ -31,7 +31,7 @@ fn one_open(first: u64, source: &Source, state: &State) -> (Vec<usize>, Vec<usiz
     source.windows(|piece| {
         for j in 0..piece.nodes() {
             let i = (piece.first - first) as usize + j;
-            if state.pending[i] == 1 {
+            if state.pending[i] == 1 && !state.is_waiting(i) {
                 nodes.push(i);
                 lists.extend(piece.successors(j));
                 ends.push(lists.len());
@@ -256,8 +256,11 @@ fn probe(
 /// still jumping after 64 doublings lie on a cycle: they stay open, and the cycle is reported.)
 fn subscribe(bsp: &mut Bsp<Msg>, owners: &Owners, state: &mut State, first: u64, links: &[Linked]) {
     let mut out = vec![Vec::new(); bsp.peers()];
-    for l in links.iter().filter(|l| !l.active && state.pending[l.node] > 0) {
-        out[owners.of(l.next)].push((l.next, first + l.node as u64, l.link));
+    for l in links.iter().filter(|l| !l.active) {
+        if state.pending[l.node] > 0 {
+            out[owners.of(l.next)].push((l.next, first + l.node as u64, l.link));
+            state.wait(l.node);
+        }
     }
     let out = out.into_iter().enumerate().filter(|(_, o)| !o.is_empty());
     for message in bsp.exchange(out.map(|(w, o)| (w, Msg::Subscribe(o))).collect::<Vec<_>>()) {

@@ -156,6 +156,7 @@ fn work(bsp: &mut Bsp<Msg>, job: &Job, send: &mpsc::Sender<(u8, Vec<u8>)>) -> Ru
         Graph::Edges(nodes) => edges::read(bsp, input, nodes),
     };
     let Some(mut read) = read else { return Run::Alone };
+    read.shard.forget_positions();
     trace.stage("read");
     if matches!(job, Job::Query { .. }) && read.cases.is_empty() {
         // No graph to query: process 0 alone says so.

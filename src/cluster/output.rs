@@ -25,11 +25,18 @@ impl Trace {
 
     pub(super) fn stage(&self, name: &str) {
         let Some(start) = self.start else { return };
-        let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-        let pages: u64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let mb = |key: &str| {
+            let line = status.lines().find(|l| l.starts_with(key)).unwrap_or_default();
+            let kb: u64 = line.split_whitespace().nth(1).and_then(|k| k.parse().ok()).unwrap_or(0);
+            kb >> 10
+        };
+        let (now, peak) = (mb("VmRSS:"), mb("VmHWM:"));
         let seconds = start.elapsed().as_secs_f64();
-        let mb = (pages * 4096) >> 20;
-        eprintln!("trace: worker {}: {name} at {seconds:.3} s, {mb} MB resident", self.worker);
+        let worker = self.worker;
+        eprintln!(
+            "trace: worker {worker}: {name} at {seconds:.3} s, {now} MB resident, peak {peak} MB"
+        );
     }
 }
 

@@ -27,8 +27,9 @@ pub fn settle(
     source: &Source,
 ) -> Option<(Vec<u32>, Vec<u32>)> {
     let (me, peers, first) = (bsp.index(), bsp.peers(), shard.first);
-    let reverse = reverse(bsp, shard, owners);
-    source.unload(shard);
+    let trace = super::output::Trace::new(me);
+    let reverse = reverse(bsp, shard, owners, source);
+    trace.stage("reversed");
     let mut state = State::new(shard);
     let sums = shard.is_sums();
     let mut since_phase = 0u32;
@@ -62,7 +63,7 @@ pub fn settle(
                     sent += 1;
                 }
             }
-            for (u, link) in state.subs.remove(&i).unwrap_or_default() {
+            for (u, link) in state.take_subscribers(i) {
                 let (value, level) = link.apply((value, level));
                 let owner = owners.of(u);
                 if owner == me {
@@ -172,30 +173,25 @@ const EDGES_PER_ROUND: usize = 1 << 16;
 /// The reverse lists, from every edge sent to its target's owner twice, in bounded rounds:
 /// first to count each target's predecessors, then to place them (with each edge's slot among
 /// its source's parts, in the sums format). Twice the messages, but nothing held beyond the
-/// lists themselves (4 bytes per edge, 8 per node; 4 more per edge for the slots).
-fn reverse(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Reverse {
-    let n = shard.nodes();
-    let edges = || {
-        (0..n).flat_map(move |i| {
-            let local = (shard.first + i as u64 - shard.base(i)) as u32;
-            shard
-                .successors(i)
-                .enumerate()
-                .map(move |(slot, t)| (owners.of(t), (t - owners.first_of(t), local, slot as u32)))
-        })
-    };
+/// lists themselves (4 bytes per edge, 8 per node; 4 more per edge for the slots): the shard's
+/// own lists are dropped (`source.unload`) after the count, and the placing reads them again
+/// from `source` a window at a time, so they never sit beside the reverse lists being filled.
+fn reverse(bsp: &mut Bsp<Msg>, shard: &mut Shard, owners: &Owners, source: &Source) -> Reverse {
+    let (n, sums) = (shard.nodes(), shard.is_sums());
     let mut offsets = vec![0u64; n + 1];
-    let pairs = |(w, (t, u, _)): (usize, (u64, u32, u32))| (w, (t, u));
-    stream(bsp, edges().map(pairs), Msg::Edges, unwrap_edges, |batch| {
+    let mut count = Stream::new(bsp, Msg::Edges, unwrap_edges, |batch| {
         for (t, _) in batch {
             offsets[t as usize + 1] += 1;
         }
     });
+    edges(shard, owners, |w, (t, u, _)| count.push(w, (t, u)));
+    count.finish();
+    source.unload(shard);
     for i in 0..n {
         offsets[i + 1] += offsets[i];
     }
     let mut preds = vec![0u32; offsets[n] as usize];
-    let mut slots = vec![0u32; if shard.is_sums() { preds.len() } else { 0 }];
+    let mut slots = vec![0u32; if sums { preds.len() } else { 0 }];
     // Each list fills from its end down: `offsets[t + 1]` ends as the start of `t`'s list,
     // so the offsets shift down by one instead of a cursor per node.
     let mut place = |t: u64, u: u32| {
@@ -204,22 +200,37 @@ fn reverse(bsp: &mut Bsp<Msg>, shard: &Shard, owners: &Owners) -> Reverse {
         preds[*end as usize] = u;
         *end as usize
     };
-    if shard.is_sums() {
-        stream(bsp, edges(), Msg::SlotEdges, unwrap_slot_edges, |batch| {
+    if sums {
+        let mut stream = Stream::new(bsp, Msg::SlotEdges, unwrap_slot_edges, |batch| {
             for (t, u, slot) in batch {
                 slots[place(t, u)] = slot;
             }
         });
+        source.windows(|piece| edges(piece, owners, |w, edge| stream.push(w, edge)));
+        stream.finish();
     } else {
-        stream(bsp, edges().map(pairs), Msg::Edges, unwrap_edges, |batch| {
+        let mut stream = Stream::new(bsp, Msg::Edges, unwrap_edges, |batch| {
             for (t, u) in batch {
                 place(t, u);
             }
         });
+        source.windows(|piece| edges(piece, owners, |w, (t, u, _)| stream.push(w, (t, u))));
+        stream.finish();
     }
     offsets.remove(0);
     offsets.push(preds.len() as u64);
     Reverse { offsets, preds, slots }
+}
+
+/// Every edge of `shard`'s lists, handed to `each` as `(the target's owner, (the target's
+/// index there, the source case-local, the edge's slot in the source's list))`.
+fn edges(shard: &Shard, owners: &Owners, mut each: impl FnMut(usize, (u64, u32, u32))) {
+    for i in 0..shard.nodes() {
+        let local = (shard.first + i as u64 - shard.base(i)) as u32;
+        for (slot, t) in shard.successors(i).enumerate() {
+            each(owners.of(t), (t - owners.first_of(t), local, slot as u32));
+        }
+    }
 }
 
 fn unwrap_edges(message: Msg) -> Result<Vec<(u64, u32)>, Msg> {
@@ -236,39 +247,62 @@ fn unwrap_slot_edges(message: Msg) -> Result<Vec<(u64, u32, u32)>, Msg> {
     }
 }
 
-/// Sends every `(worker, edge)` of `items` to its worker (`wrap`ped in a message), at most
-/// `EDGES_PER_ROUND` per round, handing every batch received (`unwrap`ped) to `take`, until no
-/// worker has any left.
-fn stream<T>(
-    bsp: &mut Bsp<Msg>,
-    items: impl Iterator<Item = (usize, T)>,
+/// Items sent to their workers in rounds of at most `EDGES_PER_ROUND` from each worker (each
+/// list `wrap`ped in a message), every batch received (`unwrap`ped) handed to `take`. A round
+/// goes whenever this worker has a round's worth queued, and [`Stream::finish`] goes on until
+/// no worker sends any, so every worker takes part in every round.
+struct Stream<'b, 'w, T, F: FnMut(Vec<T>)> {
+    bsp: &'b mut Bsp<'w, Msg>,
+    out: Vec<Vec<T>>,
+    queued: usize,
     wrap: fn(Vec<T>) -> Msg,
     unwrap: fn(Msg) -> Result<Vec<T>, Msg>,
-    mut take: impl FnMut(Vec<T>),
-) {
-    let peers = bsp.peers();
-    let mut items = items.peekable();
-    loop {
-        let mut out: Vec<Vec<T>> = (0..peers).map(|_| Vec::new()).collect();
-        let mut sent = 0;
-        for (w, item) in items.by_ref().take(EDGES_PER_ROUND) {
-            out[w].push(item);
-            sent += 1;
+    take: F,
+}
+
+impl<'b, 'w, T, F: FnMut(Vec<T>)> Stream<'b, 'w, T, F> {
+    fn new(
+        bsp: &'b mut Bsp<'w, Msg>,
+        wrap: fn(Vec<T>) -> Msg,
+        unwrap: fn(Msg) -> Result<Vec<T>, Msg>,
+        take: F,
+    ) -> Self {
+        let out = (0..bsp.peers()).map(|_| Vec::new()).collect();
+        Stream { bsp, out, queued: 0, wrap, unwrap, take }
+    }
+
+    /// Queues `item` for worker `w`.
+    fn push(&mut self, w: usize, item: T) {
+        self.out[w].push(item);
+        self.queued += 1;
+        if self.queued == EDGES_PER_ROUND {
+            self.round();
         }
-        let messages = out.into_iter().enumerate().filter(|(_, o)| !o.is_empty());
+    }
+
+    /// Sends what is queued and takes what arrives: the number all workers sent.
+    fn round(&mut self) -> u64 {
+        let peers = self.bsp.peers();
+        let sent = std::mem::take(&mut self.queued) as u64;
+        let out = std::mem::replace(&mut self.out, (0..peers).map(|_| Vec::new()).collect());
+        let wrap = self.wrap;
+        let lists = out.into_iter().enumerate().filter(|(_, o)| !o.is_empty());
         let messages =
-            messages.map(|(w, o)| (w, wrap(o))).chain((0..peers).map(|w| (w, Msg::Count(sent))));
+            lists.map(|(w, o)| (w, wrap(o))).chain((0..peers).map(|w| (w, Msg::Count(sent))));
         let mut total = 0;
-        for message in bsp.exchange(messages.collect::<Vec<_>>()) {
-            match unwrap(message) {
-                Ok(batch) => take(batch),
+        for message in self.bsp.exchange(messages.collect::<Vec<_>>()) {
+            match (self.unwrap)(message) {
+                Ok(batch) => (self.take)(batch),
                 Err(Msg::Count(c)) => total += c,
                 Err(_) => {}
             }
         }
-        if total == 0 {
-            return;
-        }
+        total
+    }
+
+    /// Rounds until no worker sends anything.
+    fn finish(mut self) {
+        while self.round() > 0 {}
     }
 }
 

@@ -203,6 +203,13 @@ impl Shard {
         self.positions = Vec::new();
     }
 
+    /// Drops the queries' positions (their count stays), which only answering needs: they
+    /// would otherwise sit beside the reverse lists while those are built, at the worker's
+    /// peak; [`Source::restore`] reads them again.
+    pub fn forget_positions(&mut self) {
+        self.positions = Vec::new();
+    }
+
     /// The out-positions and queries, moved out into a shard of their own (with the offsets
     /// and bases that place them), as [`Shard::unload`] drops them.
     fn take_lists(&mut self) -> Shard {
@@ -297,7 +304,14 @@ impl Source<'_> {
     /// Gives the shard its out-lists and queries back (to answer).
     pub fn restore(&self, shard: &mut Shard) {
         match self {
-            Source::Share(share) => shard.reload(share.read()),
+            Source::Share(share) => {
+                // The range read again gives this shard whole: dropping what it kept first
+                // (its offsets, the queries' starts) holds one copy at a time, not two.
+                let (first, nodes) = (shard.first, shard.nodes());
+                *shard = Shard::default();
+                *shard = share.read();
+                debug_assert_eq!((shard.first, shard.nodes()), (first, nodes));
+            }
             Source::Kept(kept) => shard.reload(kept.take()),
         }
     }
@@ -306,7 +320,7 @@ impl Source<'_> {
     /// shard's), while they are unloaded.
     pub fn windows(&self, mut each: impl FnMut(&Shard)) {
         match self {
-            Source::Share(share) => share.windows_of(WINDOW, |piece| each(&piece)),
+            Source::Share(share) => share.windows_of(REREAD_WINDOW, |piece| each(&piece)),
             Source::Kept(kept) => each(&kept.borrow()),
         }
     }
@@ -362,6 +376,10 @@ impl Share<'_> {
 
 /// Bytes tokenized at a time: a window's tokens, shard and file pages are held at once.
 const WINDOW: usize = 4 << 20;
+/// Bytes tokenized at a time when the lists are read again while values settle: smaller, as
+/// the window's pieces then sit beside the reverse lists and the settling state, at the
+/// worker's peak (1 MiB windows cost no measurable time).
+const REREAD_WINDOW: usize = 1 << 20;
 
 /// The end of the window from `at`: `window` bytes on, moved to a token boundary, at most
 /// `end`.

@@ -67,8 +67,14 @@ pub struct State {
     pub level: Vec<u32>,
     /// Settled nodes whose predecessors and subscribers have not been told.
     pub ready: Vec<usize>,
-    /// Nodes (global ids) to settle, with their links, when an owned node settles.
-    pub subs: HashMap<usize, Vec<(u64, Link)>>,
+    /// Nodes (global ids) to settle, with their links, when an owned node settles: the first
+    /// subscriber of each node in the map's own slot (most have one: about 45 bytes each,
+    /// where a list per node took 180), the others in `more_subs`.
+    subs: HashMap<usize, (u64, Link)>,
+    more_subs: HashMap<usize, Vec<(u64, Link)>>,
+    /// Owned nodes subscribed to another node's value (a bit each): a jumping phase leaves
+    /// them be, so that a node waits on one subscription, not one more per phase.
+    waiting: Vec<u64>,
     /// Owned nodes not settled.
     pub open: u64,
     /// Sums format only: the value of each part of each owned node's moves, by slot (a node's
@@ -126,6 +132,8 @@ impl State {
             level: vec![0; n],
             ready,
             subs: HashMap::new(),
+            more_subs: HashMap::new(),
+            waiting: vec![0; n.div_ceil(64)],
             parts,
             mex: Mex::new(),
         };
@@ -197,7 +205,29 @@ impl State {
 
     /// Node `node` (a global id) is `link` of owned node `i`'s value.
     pub fn subscribe(&mut self, i: usize, node: u64, link: Link) {
-        self.subs.entry(i).or_default().push((node, link));
+        if let Some(first) = self.subs.insert(i, (node, link)) {
+            // Keep the first subscriber in its slot, the rest in order beside it.
+            self.subs.insert(i, first);
+            self.more_subs.entry(i).or_default().push((node, link));
+        }
+    }
+
+    /// Owned node `i` waits on a subscription.
+    pub fn wait(&mut self, i: usize) {
+        self.waiting[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Whether owned node `i` waits on a subscription.
+    pub fn is_waiting(&self, i: usize) -> bool {
+        self.waiting[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// Takes the nodes subscribed to owned node `i` (global ids, with their links), in the
+    /// order they subscribed.
+    pub fn take_subscribers(&mut self, i: usize) -> impl Iterator<Item = (u64, Link)> {
+        let first = self.subs.remove(&i);
+        let more = first.and_then(|_| self.more_subs.remove(&i)).unwrap_or_default();
+        first.into_iter().chain(more)
     }
 
     /// What a probe of owned node `i` says, `link` being its link in a jumping phase.
