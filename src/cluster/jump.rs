@@ -22,6 +22,7 @@ use super::link::{Link, Probe};
 use super::shard::Source;
 use super::state::{Owners, State};
 use super::Msg;
+use crate::io::memory::prefetch;
 
 /// The owned nodes with one open move (indices), and their out-positions (global ids), read
 /// again from `source` a window at a time.
@@ -163,6 +164,13 @@ fn chase_local(
     const NEW: u8 = 0;
     const WALKED: u8 = 1;
     const TAKEN: u8 = 2;
+    // Each active link's target as a link here, if it is one (independent lookups first,
+    // so that the walks, one dependent step after another, touch 5 bytes a link).
+    let local = |l: &Linked| match l.active && owners.of(l.next) == me {
+        true => index[(l.next - first) as usize],
+        false => u32::MAX,
+    };
+    let targets: Vec<u32> = links.iter().map(local).collect();
     let mut mark = vec![NEW; links.len()];
     let mut path = Vec::new();
     for k in 0..links.len() {
@@ -170,21 +178,31 @@ fn chase_local(
         while mark[j] == NEW {
             mark[j] = WALKED;
             path.push(j);
-            let l = links[j];
-            if !l.active || owners.of(l.next) != me {
-                break;
-            }
-            match index[(l.next - first) as usize] as usize {
+            match targets[j] as usize {
                 t if t < links.len() => j = t,
                 _ => break,
             }
         }
+        // The links are taken last walked first; their reads, random but known, are hinted
+        // ahead: a link two stretches on, its target's index and pending count one on.
         while let Some(j) = path.pop() {
+            let ahead = |d: usize| path.len().checked_sub(d).map(|i| path[i]);
+            if let Some(far) = ahead(2 * AHEAD) {
+                prefetch(links, far);
+            }
+            if let Some(near) = ahead(AHEAD) {
+                let target = (links[near].next.wrapping_sub(first)) as usize;
+                prefetch(index, target);
+                prefetch(&state.pending, target);
+            }
             take(me, owners, state, first, (links, index), j);
             mark[j] = TAKEN;
         }
     }
 }
+
+/// How far ahead [`chase_local`] hints its reads, in links.
+const AHEAD: usize = 8;
 
 /// Takes link `k` through this worker's own nodes, as far as their links (taken this round or
 /// not) reach: at most [`LOCAL_STEPS`] steps.
