@@ -380,10 +380,14 @@ fn progress_moves_through_the_stages_on_a_terminal_only() {
         frames.iter().chain(&last).filter(|f| f.contains("case 1: ")).collect();
     assert!(drawn.len() > 1, "more than one frame: {typescript:?}");
     // Which stages are still running when the bar appears (after half a second) depends on
-    // the machine's speed: what matters is that the bar moves from stage to stage.
+    // the machine's speed: what matters is that the bar moves, from stage to stage or (when
+    // only the last is still running then) within it, not that it jumps to the end.
     let stages = ["reading", "indexing", "peeling", "evaluating", "writing", "answering"];
     let shown = stages.iter().filter(|s| drawn.iter().any(|f| f.contains(&format!(": {s} "))));
-    assert!(shown.count() >= 2, "two stages or more shown: {drawn:?}");
+    let position = |f: &&String| f.split("case 1: ").nth(1)?.split(',').next().map(str::to_owned);
+    let mut positions: Vec<String> = drawn.iter().filter_map(position).collect();
+    positions.dedup();
+    assert!(shown.count() >= 2 || positions.len() >= 2, "the bar moves: {drawn:?}");
     for frame in &drawn {
         assert!(frame.chars().count() <= 80, "fits 80 columns: {frame:?}");
         let raw_rate = frame.split(' ').any(|w| w.len() > 6 && w.ends_with("/s"));
