@@ -45,6 +45,10 @@ macro_rules! with_csr {
 /// Every node's values and, when asked, levels, as numpy arrays.
 type Evaluation<'py> = (Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<u32>>>);
 
+/// A play's numbers of every node and, in misère play, the heaps and the tame flags.
+type PlayNumbers<'py> =
+    (Bound<'py, PyArray1<u32>>, Option<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<bool>>)>);
+
 /// A loopy game's labels: values (`u32::MAX` where infinite), the infinite mask, and the K
 /// sets as CSR arrays.
 type Labelling<'py> = (
@@ -308,22 +312,24 @@ impl Graph {
     }
 
     /// What `play` (`misere`, `conjunctive`, `continued`) computes of every node: the misère
-    /// Grundy values and the nim heaps the nodes equal (`u32::MAX`: none known), or the
-    /// remoteness, or the suspense (then no second array).
+    /// Grundy values, the nim heaps the nodes equal (`u32::MAX`: none known) and whether each
+    /// is tame; or the remoteness, or the suspense (then nothing more).
     #[pyo3(signature = (play, threads=None))]
     fn play_numbers<'py>(
         &self,
         py: Python<'py>,
         play: &str,
         threads: Option<usize>,
-    ) -> PyResult<Evaluation<'py>> {
+    ) -> PyResult<PlayNumbers<'py>> {
         let play = play_of(play)?;
         Ok(match self.measures(py, play, threads)? {
             Measures::Remoteness(n) | Measures::Suspense(n) => (PyArray1::from_vec(py, n), None),
             Measures::Misere(m) => {
                 let grundy: Vec<u32> = m.iter().map(|x| x.grundy()).collect();
                 let heaps: Vec<u32> = m.iter().map(|x| x.heap_or_none()).collect();
-                (PyArray1::from_vec(py, grundy), Some(PyArray1::from_vec(py, heaps)))
+                let tame: Vec<bool> = m.iter().map(|x| x.tame()).collect();
+                let misere = (PyArray1::from_vec(py, heaps), PyArray1::from_vec(py, tame));
+                (PyArray1::from_vec(py, grundy), Some(misere))
             }
             Measures::None => {
                 let (values, _) = self.values(py, false, threads)?;

@@ -1,6 +1,7 @@
 """Winning moves, loopy games and statistics against plain-Python oracles and the CLI."""
 
 import csv
+import functools
 import io
 import json
 import os
@@ -274,3 +275,31 @@ def test_bad_plays_are_refused():
     with pytest.raises(ValueError, match="not with loopy"):
         g.outcomes([[0]], loopy=True, play="misere")
     assert g.play("normal").tolist() == g.values().tolist()
+
+
+def test_misere_numbers_and_tame_flags_are_the_definitions():
+    """Misère values (a position with no move is 1, else the mex of its moves') and the tame
+    flags (genus a^a, 0^1 or 1^0, and every move tame), by the definitions on random DAGs."""
+    seen = set()
+    for seed in range(40):
+        rng = random.Random(seed)
+        n = rng.randint(1, 60)
+        lists = random_dag(rng, n, rng.choice([1, 2, 3]))
+        normal, _ = oracle(n, lists)
+
+        @functools.cache
+        def misere(v):
+            moves = {misere(w) for w in lists[v]}
+            return 1 if not lists[v] else next(x for x in range(len(moves) + 1) if x not in moves)
+
+        @functools.cache
+        def tame(v):
+            g, m = normal[v], misere(v)
+            return (m == g or (g, m) in ((0, 1), (1, 0))) and all(tame(w) for w in lists[v])
+
+        numbers = grundy.Graph.from_csr(*csr_of(lists)).play("misere")
+        assert numbers.values.tolist() == [misere(v) for v in range(n)], seed
+        assert numbers.tame.dtype == np.bool_
+        assert numbers.tame.tolist() == [tame(v) for v in range(n)], seed
+        seen.update(numbers.tame.tolist())
+    assert seen == {True, False}

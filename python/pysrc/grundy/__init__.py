@@ -81,6 +81,10 @@ class Misere(NamedTuple):
     heaps: np.ndarray
     """``uint32``: the nim heap each position equals in misère play, :data:`NO_HEAP` where
     none is known."""
+    tame: np.ndarray
+    """``bool``: each position is tame (Winning Ways, ch. 13): its genus is ``a^a``, ``0^1``
+    or ``1^0`` (normal value, then misère value) and so is every position it moves to, all
+    the way down. A misère sum of tame positions and heaps is decided by the tame rule."""
 
 
 class Period(NamedTuple):
@@ -218,11 +222,11 @@ class Graph:
     def play(self, play: str, threads: int | None = None):
         """What a play computes of every position, as ``values --play`` writes it: the
         remoteness (``"conjunctive"``) or the suspense (``"continued"``), a ``uint32`` array;
-        for ``"misere"`` a :class:`Misere` of the misère Grundy values and the nim heaps the
-        positions equal (:data:`NO_HEAP` where none is known); for ``"normal"`` and
+        for ``"misere"`` a :class:`Misere` of the misère Grundy values, the nim heaps the
+        positions equal (:data:`NO_HEAP` where none is known) and the tame flags; for ``"normal"`` and
         ``"selective"`` the Grundy values."""
-        numbers, heaps = self._g.play_numbers(play, threads)
-        return Misere(numbers, heaps) if heaps is not None else numbers
+        numbers, misere = self._g.play_numbers(play, threads)
+        return Misere(numbers, *misere) if misere is not None else numbers
 
     def _play(self, queries, loopy: bool, play: str, threads: int | None):
         if loopy:

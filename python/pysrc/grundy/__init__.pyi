@@ -18,6 +18,7 @@ NO_HEAP: int
 class Misere(NamedTuple):
     values: npt.NDArray[np.uint32]
     heaps: npt.NDArray[np.uint32]
+    tame: npt.NDArray[np.bool_]
 
 class Loopy(NamedTuple):
     values: npt.NDArray[np.uint32]
