@@ -17,6 +17,9 @@ pub struct Evaluated {
     pub levels: Option<Vec<u32>>,
     /// Grundy value of every node.
     pub values: Values,
+    /// A play's numbers of every node, packed, when the search took them along
+    /// ([`crate::exec::CaseReader::playing`]; `crate::play::Measures::unpacked` reads them).
+    pub numbers: Option<Vec<u32>>,
     /// Time spent on each stage.
     pub times: StageTimes,
 }

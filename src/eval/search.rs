@@ -18,9 +18,12 @@
 //!
 //! A node's level (1 + the largest level of its moves, 0 for a sink: the level Kahn's peeling
 //! gives it) is taken on the way when asked, in its cell or in one `u32` per node beside it.
+//! So can one more number of each node computed from its moves' numbers ([`Along`]: a play's
+//! remoteness, suspense or misère numbers), in the upper half of an 8-byte cell, so that a
+//! move's number comes with its value in the same read and no pass over the levels follows.
 //!
 //! Memory: one cell per node (1 or 4 bytes; 4 for values and levels together, or 8 when
-//! values need 4 bytes of their own), and each lane's stack, 16 bytes a frame (24 with 64-bit
+//! values need 4 bytes of their own, or with a number along), and each lane's stack, 16 bytes a frame (24 with 64-bit
 //! offsets) and 4 more with levels, as deep as the longest path it walks.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
@@ -46,6 +49,38 @@ pub struct Searched {
     pub values: Values,
     /// The level of every node (when asked).
     pub levels: Option<Vec<u32>>,
+    /// Every node's number along ([`search_along`]), when the search took them.
+    pub numbers: Option<Vec<u32>>,
+}
+
+/// A number of each node computed from its moves' numbers, sinks first, as its value is: taken
+/// along the search ([`search_along`]) when the graph's values fit a byte. Numbers are below
+/// [`Along::LIMIT`].
+pub trait Along: Sync {
+    /// True for a number to take; false for none ([`NoNumber`]).
+    const ACTIVE: bool = true;
+    /// Numbers are below this (31 bits: the cell's codes above a number are the search's).
+    const LIMIT: u32 = 1 << 31;
+    /// The number of node `v` of `graph`, whose Grundy value is `value`, from the numbers of
+    /// the nodes it reaches (`number(w)`; every one is finished).
+    fn number<O: Offset, N: Fn(u32) -> u32>(
+        &self,
+        graph: &Csr<O>,
+        v: u32,
+        value: u32,
+        number: N,
+    ) -> u32;
+}
+
+/// No number along: the plain search.
+pub struct NoNumber;
+
+impl Along for NoNumber {
+    const ACTIVE: bool = false;
+    #[inline]
+    fn number<O: Offset, N: Fn(u32) -> u32>(&self, _: &Csr<O>, _: u32, _: u32, _: N) -> u32 {
+        0
+    }
 }
 
 /// Frames' masks hold values below this; bit 63 marks a frame with a move that was busy on
@@ -81,96 +116,138 @@ pub fn search<O: Offset>(
     parallel: bool,
     meter: &dyn Meter,
 ) -> Result<Searched, Cyclic> {
+    search_along(graph, levels, parallel, &NoNumber, meter)
+}
+
+/// [`search`], with every node's number of `along` taken on the way (and its level) when the
+/// values fit a byte; otherwise the plain search, with no numbers ([`Searched::numbers`]
+/// `None`: the caller takes them in a pass of its own).
+pub fn search_along<O: Offset, A: Along>(
+    graph: &Csr<O>,
+    levels: bool,
+    parallel: bool,
+    along: &A,
+    meter: &dyn Meter,
+) -> Result<Searched, Cyclic> {
     let workers = if parallel { rayon::current_num_threads().max(1) } else { 1 };
     let lanes = workers * LANES;
     let most = graph.most_moves();
     // A byte holds every value when the largest out-degree (the largest possible mex) leaves
     // room for the busy codes and the unvisited one.
     let small = (most as usize) + lanes < u8::MAX as usize;
-    if small && levels {
-        with_cells::<O, Packed>(graph, levels, lanes, meter)
+    let plain = Job { graph, levels, lanes, along: &NoNumber, meter };
+    if small && A::ACTIVE {
+        Job { graph, levels: true, lanes, along, meter }.run::<Numbered>()
+    } else if small && levels {
+        plain.run::<Packed>()
     } else if small {
-        with_cells::<O, AtomicU8>(graph, levels, lanes, meter)
+        plain.run::<AtomicU8>()
     } else if (most as u64) + (lanes as u64) < u64::from(u32::MAX) {
-        with_cells::<O, AtomicU32>(graph, levels, lanes, meter)
+        plain.run::<AtomicU32>()
     } else {
         // No room for the busy codes: the peel takes the graph.
         Err(Cyclic)
     }
 }
 
-fn with_cells<O: Offset, C: Cell>(
-    graph: &Csr<O>,
-    with_levels: bool,
+/// What one search is asked: the graph, whether to take levels, the lanes in all, the number
+/// along.
+struct Job<'a, O: Offset, A: Along> {
+    graph: &'a Csr<O>,
+    levels: bool,
     lanes: usize,
-    meter: &dyn Meter,
-) -> Result<Searched, Cyclic> {
-    let n = graph.node_count();
-    let shared = Shared {
-        graph,
-        cells: C::unvisited(n),
-        levels: if with_levels && !C::PACKED {
-            (0..n).map(|_| AtomicU32::new(0)).collect()
-        } else {
-            Vec::new()
-        },
-        waiting: (0..lanes).map(|_| AtomicU32::new(NONE)).collect(),
-        stop: AtomicBool::new(false),
-        done: AtomicU64::new(0),
-        lanes: lanes as u32,
-        meter,
-    };
-    let result = match (lanes / LANES, with_levels) {
-        (1, false) => shared.roots::<false>(0, 0..n, &mut Scratch::new()),
-        (1, true) => shared.roots::<true>(0, 0..n, &mut Scratch::new()),
-        (_, false) => shared.parallel::<false>(),
-        (_, true) => shared.parallel::<true>(),
-    };
-    result?;
-    let Shared { cells, levels, .. } = shared;
-    let (values, packed_levels) = C::into_parts(cells);
-    let levels = match packed_levels {
-        Some(levels) => Some(levels),
-        None => with_levels.then(|| levels.into_iter().map(AtomicU32::into_inner).collect()),
-    };
-    Ok(Searched { values: Values::from_ints(values), levels })
+    along: &'a A,
+    meter: &'a dyn Meter,
 }
 
-/// A node's cell: its value (a [`Packed`] cell: and its level), or [`Cell::UNVISITED`], or
-/// busy on a lane's stack (the codes just below `UNVISITED`, one per lane). Plain cells store
-/// values as they are, so the cells become the values without a pass.
+impl<O: Offset, A: Along> Job<'_, O, A> {
+    /// The search with cells of type `C`.
+    fn run<C: Cell>(self) -> Result<Searched, Cyclic> {
+        let Job { graph, levels: with_levels, lanes, along, meter } = self;
+        let n = graph.node_count();
+        let shared = Shared {
+            graph,
+            cells: C::unvisited(n),
+            levels: if with_levels && !C::PACKED {
+                (0..n).map(|_| AtomicU32::new(0)).collect()
+            } else {
+                Vec::new()
+            },
+            waiting: (0..lanes).map(|_| AtomicU32::new(NONE)).collect(),
+            stop: AtomicBool::new(false),
+            done: AtomicU64::new(0),
+            lanes: lanes as u32,
+            along,
+            meter,
+        };
+        let result = match (lanes / LANES, with_levels) {
+            (1, false) => shared.roots::<false>(0, 0..n, &mut Scratch::new()),
+            (1, true) => shared.roots::<true>(0, 0..n, &mut Scratch::new()),
+            (_, false) => shared.parallel::<false>(),
+            (_, true) => shared.parallel::<true>(),
+        };
+        result?;
+        let Shared { cells, levels, .. } = shared;
+        let Parts { values, levels: packed_levels, numbers } = C::into_parts(cells);
+        let levels = match packed_levels {
+            Some(levels) => Some(levels),
+            None => with_levels.then(|| levels.into_iter().map(AtomicU32::into_inner).collect()),
+        };
+        Ok(Searched { values: Values::from_ints(values), levels, numbers })
+    }
+}
+
+/// What the cells become once every node is finished.
+struct Parts {
+    values: Ints,
+    /// The levels, when the cells hold them.
+    levels: Option<Vec<u32>>,
+    /// The numbers along, when the cells hold them.
+    numbers: Option<Vec<u32>>,
+}
+
+/// A node's cell: its value (a [`Packed`] cell: and its level; a [`Numbered`] one: and its
+/// number along), or [`Cell::UNVISITED`], or busy on a lane's stack (the codes just below
+/// `UNVISITED`, one per lane). Plain cells store values as they are, so the cells become the
+/// values without a pass. Codes are handled as `u64` whatever the cell's width (a zero
+/// extension, free).
 trait Cell: Sync + Send + Sized {
     /// The code of a node no lane has reached.
-    const UNVISITED: u32;
+    const UNVISITED: u64;
     /// True when a code holds the level beside the value.
     const PACKED: bool = false;
     /// The value a value's code holds.
     #[inline]
-    fn value(code: u32) -> u32 {
-        code
+    fn value(code: u64) -> u32 {
+        code as u32
     }
     /// The level a value's code holds (packed cells only).
     #[inline]
-    fn level(_code: u32) -> u32 {
+    fn level(_code: u64) -> u32 {
+        0
+    }
+    /// The number along a value's code holds ([`Numbered`] cells only).
+    #[inline]
+    fn number(_code: u64) -> u32 {
         0
     }
     /// The code of a finished node; `None` when the level does not fit.
     #[inline]
-    fn code(value: u32, _level: u32) -> Option<u32> {
-        Some(value)
+    fn code(value: u32, _level: u32, _number: u32) -> Option<u64> {
+        Some(value.into())
     }
     /// `n` unvisited cells.
     fn unvisited(n: usize) -> Vec<Self>;
-    fn load(&self, order: Ordering) -> u32;
-    fn store(&self, code: u32, order: Ordering);
+    fn load(&self, order: Ordering) -> u64;
+    fn store(&self, code: u64, order: Ordering);
     /// Claims an unvisited cell for `code`; false if it was not unvisited.
-    fn claim(&self, code: u32) -> bool;
-    /// The cells, all values by now, as values, and levels when they hold them.
-    fn into_parts(cells: Vec<Self>) -> (Ints, Option<Vec<u32>>);
+    fn claim(&self, code: u64) -> bool;
+    /// The cells, all values by now, as values, and levels and numbers when they hold them.
+    fn into_parts(cells: Vec<Self>) -> Parts;
 }
 
 impl Cell for AtomicU8 {
-    const UNVISITED: u32 = u8::MAX as u32;
+    const UNVISITED: u64 = u8::MAX as u64;
 
     fn unvisited(n: usize) -> Vec<AtomicU8> {
         // A memset, then the same allocation taken as atomics (same size and alignment).
@@ -178,52 +255,52 @@ impl Cell for AtomicU8 {
     }
 
     #[inline]
-    fn load(&self, order: Ordering) -> u32 {
+    fn load(&self, order: Ordering) -> u64 {
         AtomicU8::load(self, order).into()
     }
 
     #[inline]
-    fn store(&self, code: u32, order: Ordering) {
+    fn store(&self, code: u64, order: Ordering) {
         AtomicU8::store(self, code as u8, order)
     }
 
     #[inline]
-    fn claim(&self, code: u32) -> bool {
+    fn claim(&self, code: u64) -> bool {
         let (from, to) = (u8::MAX, code as u8);
         self.compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire).is_ok()
     }
 
-    fn into_parts(cells: Vec<AtomicU8>) -> (Ints, Option<Vec<u32>>) {
+    fn into_parts(cells: Vec<AtomicU8>) -> Parts {
         let values = cells.into_iter().map(AtomicU8::into_inner).collect::<Vec<u8>>();
-        (Ints::U8(Store::from(values)), None)
+        Parts { values: Ints::U8(Store::from(values)), levels: None, numbers: None }
     }
 }
 
 impl Cell for AtomicU32 {
-    const UNVISITED: u32 = u32::MAX;
+    const UNVISITED: u64 = u32::MAX as u64;
 
     fn unvisited(n: usize) -> Vec<AtomicU32> {
         vec![u32::MAX; n].into_iter().map(AtomicU32::new).collect()
     }
 
     #[inline]
-    fn load(&self, order: Ordering) -> u32 {
-        AtomicU32::load(self, order)
+    fn load(&self, order: Ordering) -> u64 {
+        AtomicU32::load(self, order).into()
     }
 
     #[inline]
-    fn store(&self, code: u32, order: Ordering) {
-        AtomicU32::store(self, code, order)
+    fn store(&self, code: u64, order: Ordering) {
+        AtomicU32::store(self, code as u32, order)
     }
 
     #[inline]
-    fn claim(&self, code: u32) -> bool {
-        self.compare_exchange(u32::MAX, code, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    fn claim(&self, code: u64) -> bool {
+        self.compare_exchange(u32::MAX, code as u32, Ordering::AcqRel, Ordering::Acquire).is_ok()
     }
 
-    fn into_parts(cells: Vec<AtomicU32>) -> (Ints, Option<Vec<u32>>) {
+    fn into_parts(cells: Vec<AtomicU32>) -> Parts {
         let values = cells.into_iter().map(AtomicU32::into_inner).collect::<Vec<u32>>();
-        (Ints::U32(Store::from(values)), None)
+        Parts { values: Ints::U32(Store::from(values)), levels: None, numbers: None }
     }
 }
 
@@ -236,23 +313,29 @@ struct Packed(AtomicU32);
 /// The first level a [`Packed`] cell cannot hold.
 const LEVEL_LIMIT: u32 = (1 << 24) - 1;
 
+/// The value and level of a packed code's low 32 bits; `None` when the level does not fit.
+#[inline]
+fn packed(value: u32, level: u32) -> Option<u32> {
+    (level < LEVEL_LIMIT).then_some(level << 8 | value)
+}
+
 impl Cell for Packed {
-    const UNVISITED: u32 = u32::MAX;
+    const UNVISITED: u64 = u32::MAX as u64;
     const PACKED: bool = true;
 
     #[inline]
-    fn value(code: u32) -> u32 {
-        code & 0xff
+    fn value(code: u64) -> u32 {
+        code as u32 & 0xff
     }
 
     #[inline]
-    fn level(code: u32) -> u32 {
-        code >> 8
+    fn level(code: u64) -> u32 {
+        code as u32 >> 8
     }
 
     #[inline]
-    fn code(value: u32, level: u32) -> Option<u32> {
-        (level < LEVEL_LIMIT).then_some(level << 8 | value)
+    fn code(value: u32, level: u32, _number: u32) -> Option<u64> {
+        packed(value, level).map(u64::from)
     }
 
     fn unvisited(n: usize) -> Vec<Packed> {
@@ -260,31 +343,96 @@ impl Cell for Packed {
     }
 
     #[inline]
-    fn load(&self, order: Ordering) -> u32 {
+    fn load(&self, order: Ordering) -> u64 {
+        self.0.load(order).into()
+    }
+
+    #[inline]
+    fn store(&self, code: u64, order: Ordering) {
+        self.0.store(code as u32, order)
+    }
+
+    #[inline]
+    fn claim(&self, code: u64) -> bool {
+        let to = code as u32;
+        self.0.compare_exchange(u32::MAX, to, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
+
+    fn into_parts(cells: Vec<Packed>) -> Parts {
+        let values: Vec<u8> = cells
+            .par_iter()
+            .map(|c| Packed::value(c.0.load(Ordering::Relaxed).into()) as u8)
+            .collect();
+        // The cells become the levels in place.
+        let levels = cells.into_iter().map(|c| Packed::level(c.0.into_inner().into())).collect();
+        Parts { values: Ints::U8(Store::from(values)), levels: Some(levels), numbers: None }
+    }
+}
+
+/// A [`Packed`] code in the low 32 bits and the node's number along in the high 32 (below
+/// [`Along::LIMIT`], so no finished code comes near the busy ones): a move's value, level and
+/// number in one read.
+struct Numbered(AtomicU64);
+
+impl Cell for Numbered {
+    const UNVISITED: u64 = u64::MAX;
+    const PACKED: bool = true;
+
+    #[inline]
+    fn value(code: u64) -> u32 {
+        Packed::value(code & 0xffff_ffff)
+    }
+
+    #[inline]
+    fn level(code: u64) -> u32 {
+        Packed::level(code & 0xffff_ffff)
+    }
+
+    #[inline]
+    fn number(code: u64) -> u32 {
+        (code >> 32) as u32
+    }
+
+    #[inline]
+    fn code(value: u32, level: u32, number: u32) -> Option<u64> {
+        debug_assert!(number < <NoNumber as Along>::LIMIT);
+        packed(value, level).map(|low| u64::from(number) << 32 | u64::from(low))
+    }
+
+    fn unvisited(n: usize) -> Vec<Numbered> {
+        vec![u64::MAX; n].into_iter().map(|c| Numbered(AtomicU64::new(c))).collect()
+    }
+
+    #[inline]
+    fn load(&self, order: Ordering) -> u64 {
         self.0.load(order)
     }
 
     #[inline]
-    fn store(&self, code: u32, order: Ordering) {
+    fn store(&self, code: u64, order: Ordering) {
         self.0.store(code, order)
     }
 
     #[inline]
-    fn claim(&self, code: u32) -> bool {
-        self.0.compare_exchange(u32::MAX, code, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    fn claim(&self, code: u64) -> bool {
+        self.0.compare_exchange(u64::MAX, code, Ordering::AcqRel, Ordering::Acquire).is_ok()
     }
 
-    fn into_parts(cells: Vec<Packed>) -> (Ints, Option<Vec<u32>>) {
-        let values: Vec<u8> =
-            cells.par_iter().map(|c| Packed::value(c.0.load(Ordering::Relaxed)) as u8).collect();
-        // The cells become the levels in place.
-        let levels = cells.into_iter().map(|c| Packed::level(c.0.into_inner())).collect();
-        (Ints::U8(Store::from(values)), Some(levels))
+    fn into_parts(cells: Vec<Numbered>) -> Parts {
+        let codes: Vec<u64> = cells.into_iter().map(|c| c.0.into_inner()).collect();
+        let values = codes.par_iter().map(|&c| Numbered::value(c) as u8).collect::<Vec<u8>>();
+        let levels = codes.par_iter().map(|&c| Numbered::level(c)).collect();
+        let numbers = codes.par_iter().map(|&c| Numbered::number(c)).collect();
+        Parts {
+            values: Ints::U8(Store::from(values)),
+            levels: Some(levels),
+            numbers: Some(numbers),
+        }
     }
 }
 
 /// What every worker of one search shares.
-struct Shared<'a, O: Offset, C: Cell> {
+struct Shared<'a, O: Offset, C: Cell, A: Along> {
     graph: &'a Csr<O>,
     cells: Vec<C>,
     /// Every node's level, when asked (else empty).
@@ -297,6 +445,8 @@ struct Shared<'a, O: Offset, C: Cell> {
     done: AtomicU64,
     /// Lanes in all: [`LANES`] per worker.
     lanes: u32,
+    /// The number taken along ([`NoNumber`] for none).
+    along: &'a A,
     meter: &'a dyn Meter,
 }
 
@@ -341,16 +491,16 @@ impl<O> Scratch<O> {
     }
 }
 
-impl<O: Offset, C: Cell> Shared<'_, O, C> {
+impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
     /// The code of a node busy on lane `lane`'s stack.
     #[inline]
-    fn busy(&self, lane: u32) -> u32 {
-        C::UNVISITED - 1 - lane
+    fn busy(&self, lane: u32) -> u64 {
+        C::UNVISITED - 1 - u64::from(lane)
     }
 
     /// The level of finished node `w`, whose cell holds `code`.
     #[inline]
-    fn level_of(&self, w: u32, code: u32) -> u32 {
+    fn level_of(&self, w: u32, code: u64) -> u32 {
         if C::PACKED {
             C::level(code)
         } else {
@@ -360,8 +510,8 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
 
     /// True for a code that is a value.
     #[inline]
-    fn is_value(&self, code: u32) -> bool {
-        code < C::UNVISITED - self.lanes
+    fn is_value(&self, code: u64) -> bool {
+        code < C::UNVISITED - u64::from(self.lanes)
     }
 
     /// Roots in parallel tasks of [`ROOTS_PER_TASK`] ids, each worker with its own scratch
@@ -517,8 +667,12 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
         let busy = self.busy(id);
         let (offsets, targets) = (self.graph.offsets(), self.graph.targets());
         // Values alone need no ordering: a cell holds the value itself. Levels are read
-        // beside a value, after the cell that publishes them.
-        let order = if LEVELS && !C::PACKED { Ordering::Acquire } else { Ordering::Relaxed };
+        // beside a value, after the cell that publishes them; numbers along read the cells of
+        // the moves' moves, published to this lane through the moves' cells.
+        let order = match (LEVELS && !C::PACKED) || A::ACTIVE {
+            true => Ordering::Acquire,
+            false => Ordering::Relaxed,
+        };
         while let Some(&Frame { mut mask, node, mut edge }) = lane.stack.last() {
             if mask & FRESH != 0 {
                 self.ask_moves::<LEVELS>(node);
@@ -584,8 +738,12 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
                     self.levels[node as usize].store(height, Ordering::Relaxed);
                 }
             }
+            let number = match A::ACTIVE {
+                true => self.number(node, value),
+                false => 0,
+            };
             // Past LEVEL_LIMIT the search gives up: the peel takes the graph.
-            let code = C::code(value, height).ok_or(Cyclic)?;
+            let code = C::code(value, height, number).ok_or(Cyclic)?;
             self.cells[node as usize].store(code, Ordering::Release);
             *finished += 1;
             if let Some(parent) = lane.stack.last_mut() {
@@ -598,6 +756,17 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
             }
         }
         Ok(Step::Empty)
+    }
+
+    /// The number along of `node`, of value `value`, every move of which is finished: read
+    /// from the cells, which the moves' finishing published (the loads acquire them, and a
+    /// move's cell was published after the cells it read, so every node `node` reaches is
+    /// finished and seen).
+    #[inline]
+    fn number(&self, node: u32, value: u32) -> u32 {
+        let cells = &self.cells;
+        let number = |w: u32| C::number(cells[w as usize].load(Ordering::Acquire));
+        self.along.number(self.graph, node, value, number)
     }
 
     /// Writes the top frame back from registers.
@@ -648,7 +817,7 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
 
     /// Follows who waits for whom from lane `id`, handing each (node, code) to `link`; true
     /// when it comes back to `id`.
-    fn wait_chain(&self, id: u32, link: &mut impl FnMut((u32, u32))) -> bool {
+    fn wait_chain(&self, id: u32, link: &mut impl FnMut((u32, u64))) -> bool {
         let mut node = self.waiting[id as usize].load(Ordering::SeqCst);
         for _ in 0..self.lanes {
             if node == NONE {
@@ -659,7 +828,7 @@ impl<O: Offset, C: Cell> Shared<'_, O, C> {
                 return false;
             }
             link((node, code));
-            let owner = C::UNVISITED - 1 - code;
+            let owner = (C::UNVISITED - 1 - code) as u32;
             if owner == id {
                 return true;
             }

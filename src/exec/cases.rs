@@ -12,7 +12,7 @@ use super::Exec;
 use crate::answer::{self, Bufs, Piece};
 use crate::error::Error;
 use crate::eval::Values;
-use crate::eval::{Evaluated, Labelled, StageTimes};
+use crate::eval::{Evaluated, Labelled, Searched, StageTimes};
 use crate::graph::{Csr, GameGraph, Offset};
 use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
@@ -21,6 +21,7 @@ use crate::parse::chess_parallel::ParChessReader;
 use crate::parse::error::{ParseError, ParseErrorKind};
 use crate::parse::format::Format;
 use crate::parse::text::Text;
+use crate::play::Play;
 
 /// Flush answered queries to their outputs once this many bytes are buffered (sequential path).
 const FLUSH_BYTES: usize = 1 << 16;
@@ -36,6 +37,8 @@ pub struct CaseReader<'a> {
     positions: Vec<u32>,
     /// True when every node's level is asked of [`CaseReader::next_case`].
     levels: bool,
+    /// The play whose numbers [`CaseReader::next_case`] takes along the search, where it can.
+    play: Play,
     meter: &'a dyn Meter,
 }
 
@@ -68,7 +71,16 @@ impl<'a> CaseReader<'a> {
                 Inner::Parallel(Box::new(ParChessReader::of(input, chunk_bytes).with_meter(meter)))
             }
         };
-        CaseReader { input, format, exec, inner, positions: Vec::new(), levels: true, meter }
+        CaseReader {
+            input,
+            format,
+            exec,
+            inner,
+            positions: Vec::new(),
+            levels: true,
+            play: Play::Normal,
+            meter,
+        }
     }
 
     /// A reader of `input` as a file of queries only, on a graph of `nodes` nodes.
@@ -91,6 +103,7 @@ impl<'a> CaseReader<'a> {
             inner,
             positions: Vec::new(),
             levels: false,
+            play: Play::Normal,
             meter,
         }
     }
@@ -100,6 +113,13 @@ impl<'a> CaseReader<'a> {
     /// per move).
     pub fn with_levels(mut self, levels: bool) -> CaseReader<'a> {
         self.levels = levels;
+        self
+    }
+
+    /// The reader, with the numbers of `play` taken along the search of each case where the
+    /// search can take them ([`Evaluated::numbers`]), and every node's level with them.
+    pub fn playing(mut self, play: Play) -> CaseReader<'a> {
+        self.play = play;
         self
     }
 
@@ -147,21 +167,22 @@ impl<'a> CaseReader<'a> {
         let Some((case, graph, parse)) = self.read_case()? else { return Ok(None) };
         let start = Instant::now();
         self.stage(case, "ordering", Unit::Nodes, graph.node_count() as u64);
-        let (exec, levels, meter) = (self.exec, self.levels, self.meter);
-        // A game graph's values come from the search, its levels on the way; a sums graph's
-        // parts are ordered alone, then evaluated.
+        let (exec, levels, play, meter) = (self.exec, self.levels, self.play, self.meter);
+        // A game graph's values come from the search, its levels (and a play's numbers) on the
+        // way; a sums graph's parts are ordered alone, then evaluated.
         let mut order = None;
         let valued = match &graph {
-            GameGraph::Chess(g) => exec.values_of(g, levels, meter),
-            GameGraph::ChessWide(g) => exec.values_of(g, levels, meter),
+            GameGraph::Chess(g) => exec.values_playing(g, levels, play, meter),
+            GameGraph::ChessWide(g) => exec.values_playing(g, levels, play, meter),
             GameGraph::Sums(g) => exec.order(g.deps(), meter).map(|levels_of| {
                 order = Some(start.elapsed());
                 self.stage(case, "evaluating", Unit::Nodes, graph.node_count() as u64);
                 let values = exec.evaluate(g, &levels_of, meter);
-                (values, levels.then(|| levels_of.node_levels()))
+                let levels = levels.then(|| levels_of.node_levels());
+                Searched { values, levels, numbers: None }
             }),
         };
-        let (values, levels) = valued.map_err(|cycle| Error::Cycle {
+        let Searched { values, levels, numbers } = valued.map_err(|cycle| Error::Cycle {
             path: self.input.name().to_string(),
             case,
             cycle: cycle.0,
@@ -172,7 +193,7 @@ impl<'a> CaseReader<'a> {
         let total = start.elapsed();
         let order = order.unwrap_or(total);
         let times = StageTimes { parse, order, evaluate: total - order, queries: Duration::ZERO };
-        Ok(Some(Evaluated { case, graph, levels, values, times }))
+        Ok(Some(Evaluated { case, graph, levels, values, numbers, times }))
     }
 
     /// Reads the next case and labels it as a loopy game (cycles and self-loops allowed,

@@ -15,6 +15,7 @@ use crate::meter::Meter;
 use crate::order::{self, Cycle, Levels};
 use crate::parse::edges::Located;
 use crate::parse::text::Text;
+use crate::play::Play;
 use crate::{eval, parse};
 
 pub mod cases;
@@ -93,10 +94,24 @@ impl Exec {
         levels: bool,
         meter: &dyn Meter,
     ) -> Result<(Values, Option<Vec<u32>>), Cycle> {
+        let found = self.values_playing(graph, levels, Play::Normal, meter)?;
+        Ok((found.values, found.levels))
+    }
+
+    /// [`Exec::values_of`], with the numbers of `play` taken along the search where it can
+    /// take them ([`crate::play::measure::search`]; the levels then too); else none
+    /// ([`eval::Searched::numbers`] `None`), for a pass of their own.
+    pub fn values_playing<O: Offset>(
+        self,
+        graph: &Csr<O>,
+        levels: bool,
+        play: Play,
+        meter: &dyn Meter,
+    ) -> Result<eval::Searched, Cycle> {
         let (order, values) = match self {
             Exec::Sequential => order::levels_valued(graph, meter)?,
-            Exec::Rayon { .. } => match eval::search(graph, levels, true, meter) {
-                Ok(found) => return Ok((found.values, found.levels)),
+            Exec::Rayon { .. } => match crate::play::measure::search(play, graph, levels, meter) {
+                Ok(found) => return Ok(found),
                 Err(eval::Cyclic) => (order::levels_parallel(graph, meter)?, None),
             },
         };
@@ -104,7 +119,8 @@ impl Exec {
             Some(values) => Values::from_vec(values),
             None => self.evaluate(graph, &order, meter),
         };
-        Ok((values, levels.then(|| order.node_levels())))
+        let levels = levels.then(|| order.node_levels());
+        Ok(eval::Searched { values, levels, numbers: None })
     }
 
     /// Peels `graph` as far as it goes: the levels of the nodes that reach no cycle (all of an

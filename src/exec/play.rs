@@ -60,10 +60,11 @@ pub fn solve<S: RowSink>(
         report.start(Table::PlayQueries)?;
     }
     let with_report = report.is_some();
-    let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
-    while let Some(case) = reader.next_case()? {
+    let mut reader = CaseReader::new(input, exec, format, meter).playing(play);
+    while let Some(mut case) = reader.next_case()? {
+        let numbers = case.numbers.take();
         let case = Solved::of(&case);
-        let measures = measures(&case, play, exec, meter);
+        let measures = measures(&case, numbers, play, exec, meter);
         let answer = |number: u64, positions: &[u32], bufs: &mut Bufs<S::Play>| {
             let answer = answer_of(play, &case, &measures, positions);
             bufs.main.extend_from_slice(answer.verdict.word().as_bytes());
@@ -93,12 +94,13 @@ pub fn query(
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     out.start(Table::PlayQueries)?;
-    let mut graphs = CaseReader::new(graph_input, exec, format, meter).with_levels(true);
-    let Some(case) = graphs.next_case()? else {
+    let mut graphs = CaseReader::new(graph_input, exec, format, meter).playing(play);
+    let Some(mut case) = graphs.next_case()? else {
         return Err(Error::NoGraph { path: graph_input.name().to_string() });
     };
+    let numbers = case.numbers.take();
     let case = Solved::of(&case);
-    let measures = measures(&case, play, exec, meter);
+    let measures = measures(&case, numbers, play, exec, meter);
     answer_all((&case, &measures), queries_input, (exec, play), out, meter)
 }
 
@@ -158,10 +160,11 @@ pub fn values(
     meter: &dyn Meter,
 ) -> Result<(), Error> {
     out.start(Table::PlayValues(play))?;
-    let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
-    while let Some(case) = reader.next_case()? {
+    let mut reader = CaseReader::new(input, exec, format, meter).playing(play);
+    while let Some(mut case) = reader.next_case()? {
+        let numbers = case.numbers.take();
         let case = Solved::of(&case);
-        let measures = measures(&case, play, exec, meter);
+        let measures = measures(&case, numbers, play, exec, meter);
         write_values(&case, &measures, exec, out, meter)?;
         reader.skip_queries()?;
     }
@@ -195,12 +198,13 @@ pub fn stats(
     meter: &dyn Meter,
 ) -> Result<Vec<CaseStats>, Error> {
     use super::stats::count;
-    let mut reader = CaseReader::new(input, exec, format, meter).with_levels(true);
+    let mut reader = CaseReader::new(input, exec, format, meter).playing(play);
     let mut cases = Vec::new();
-    while let Some(case) = reader.next_case()? {
+    while let Some(mut case) = reader.next_case()? {
         let start = Instant::now();
+        let numbers = case.numbers.take();
         let solved = Solved::of(&case);
-        let measures = measures(&solved, play, exec, meter);
+        let measures = measures(&solved, numbers, play, exec, meter);
         let playing = start.elapsed();
         let start = Instant::now();
         let outcomes = count(&mut reader, |positions| {
@@ -284,7 +288,7 @@ fn tally(verdict: Verdict) -> super::stats::Tally {
 /// The numbers of `play` of a case read from text with its levels (of the chess format or an
 /// edge list), for an index to keep.
 pub(crate) fn measures_of(case: &Evaluated, play: Play, exec: Exec, meter: &dyn Meter) -> Measures {
-    measures(&Solved::of(case), play, exec, meter)
+    measures(&Solved::of(case), None, play, exec, meter)
 }
 
 /// The numbers of `play` of case `i` of an index: those it keeps (`index --play`), else
@@ -298,12 +302,22 @@ fn index_measures(
 ) -> Result<Measures, Error> {
     Ok(match index.measures(i, play)? {
         Some(kept) => kept,
-        None => measures(case, play, exec, meter),
+        None => measures(case, None, play, exec, meter),
     })
 }
 
-/// The play's numbers of an evaluated case (read with its levels; a chess graph).
-fn measures(case: &Solved, play: Play, exec: Exec, meter: &dyn Meter) -> Measures {
+/// The play's numbers of an evaluated case (read with its levels; a chess graph): those the
+/// search took along (`numbers`), else computed from its graph and levels.
+fn measures(
+    case: &Solved,
+    numbers: Option<Vec<u32>>,
+    play: Play,
+    exec: Exec,
+    meter: &dyn Meter,
+) -> Measures {
+    if let Some(numbers) = numbers {
+        return Measures::unpacked(play, numbers);
+    }
     let nodes = case.graph.node_count() as u64;
     meter.start(Stage { case: case.case, name: "playing", unit: Unit::Nodes, total: nodes });
     let levels = levels_of(&case.levels);

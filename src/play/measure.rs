@@ -10,16 +10,23 @@
 //!   position whose moves all equal heaps `*a, *b, ...`, one of them `*0` or `*1`, equals
 //!   `*mex(a, b, ...)`), else [`NO_HEAP`]; and whether it is tame ([`Misere::tame`]).
 //!
-//! Each pass reads every edge once, in the levels' order; on the parallel path the nodes of a
-//! wide level are computed in parallel (their moves are in earlier levels), and thin levels
-//! inline, as the Grundy evaluation does. Memory: 4 bytes per node per number (misère: 8,
-//! the two numbers with the tame flag in the heap's top bit).
+//! On the parallel path the numbers are taken along the search that takes the values
+//! ([`search`]: a node's number is computed as it finishes, from its moves' numbers beside
+//! their values in the search's cells), when the values fit a byte. Otherwise, and on the
+//! sequential path (the twin the parallel one is tested against), a pass reads every edge
+//! once more in the levels' order ([`Measures::of`]): the nodes of a wide level in parallel
+//! (their moves are in earlier levels), thin levels inline, as the Grundy evaluation does.
+//! Both compute each node's number with the same function ([`Fold::node`]). Memory: 4 bytes
+//! per node per number (misère: 8, the two numbers with the tame flag in the heap's top bit);
+//! along the search, the cells' upper halves (4 bytes a node), unpacked once it ends.
 
 use rayon::prelude::*;
 
+use crate::eval::search::{search_along, Along, Cyclic, Searched};
 use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::{Csr, Offset};
+use crate::meter::Meter;
 use crate::order::{Level, Levels, INLINE_LEVEL};
 
 use super::Play;
@@ -121,10 +128,40 @@ impl Measures {
     ) -> Measures {
         match play {
             Play::Normal | Play::Selective => Measures::None,
-            Play::Conjunctive => Measures::Remoteness(levelwise(graph, levels, exec, Remote)),
-            Play::Continued => Measures::Suspense(levelwise(graph, levels, exec, Suspend)),
-            Play::Misere => Measures::Misere(levelwise(graph, levels, exec, Lose(values))),
+            Play::Conjunctive => {
+                Measures::Remoteness(levelwise(graph, values, levels, exec, Remote))
+            }
+            Play::Continued => Measures::Suspense(levelwise(graph, values, levels, exec, Suspend)),
+            Play::Misere => Measures::Misere(levelwise(graph, values, levels, exec, Lose)),
         }
+    }
+
+    /// The numbers of `play` that [`search`] took along, packed as its cells hold them.
+    pub fn unpacked(play: Play, numbers: Vec<u32>) -> Measures {
+        match play {
+            Play::Normal | Play::Selective => Measures::None,
+            Play::Conjunctive => Measures::Remoteness(numbers),
+            Play::Continued => Measures::Suspense(numbers),
+            Play::Misere => Measures::Misere(numbers.into_iter().map(Lose::unpack).collect()),
+        }
+    }
+}
+
+/// The values, the levels (when asked; always for a play with numbers) and, when the values
+/// fit a byte, the numbers of `play` ([`Searched::numbers`]; [`Measures::unpacked`] reads
+/// them) of `graph`, by the search on every thread of the current pool ([`search_along`]);
+/// [`Cyclic`] as the search gives it.
+pub fn search<O: Offset>(
+    play: Play,
+    graph: &Csr<O>,
+    levels: bool,
+    meter: &dyn Meter,
+) -> Result<Searched, Cyclic> {
+    match play {
+        Play::Normal | Play::Selective => crate::eval::search(graph, levels, true, meter),
+        Play::Conjunctive => search_along(graph, true, true, &InCells(Remote), meter),
+        Play::Continued => search_along(graph, true, true, &InCells(Suspend), meter),
+        Play::Misere => search_along(graph, true, true, &InCells(Lose), meter),
     }
 }
 
@@ -132,38 +169,106 @@ impl Measures {
 trait Fold: Sync {
     /// The number.
     type N: Copy + Default + Send + Sync;
-    /// The number of `v`, whose moves' numbers (and their moves') are in `out`.
-    fn node<O: Offset>(&self, graph: &Csr<O>, v: u32, out: &[Self::N]) -> Self::N;
+    /// The number of `v`, whose Grundy value is `value`, from the numbers of the nodes it
+    /// reaches (`number(w)`).
+    fn node<O: Offset>(
+        &self,
+        graph: &Csr<O>,
+        v: u32,
+        value: u32,
+        number: impl Fn(u32) -> Self::N,
+    ) -> Self::N;
+    /// The number in a search cell's upper half, below [`Along::LIMIT`], for a graph whose
+    /// values fit a byte (so its out-degrees are below 255).
+    fn pack(n: Self::N) -> u32;
+    /// The number [`Fold::pack`] packed.
+    fn unpack(packed: u32) -> Self::N;
 }
 
 /// Remoteness ([`remoteness`]).
 struct Remote;
 /// Suspense ([`suspense`]).
 struct Suspend;
-/// Misère numbers ([`misere`]), with the normal-play values (for tameness).
-struct Lose<'a>(&'a Values);
+/// Misère numbers ([`misere`]).
+struct Lose;
+
+/// A [`Fold`] taken along the search, packed in its cells.
+struct InCells<F>(F);
+
+impl<F: Fold> Along for InCells<F> {
+    #[inline]
+    fn number<O: Offset, N: Fn(u32) -> u32>(
+        &self,
+        graph: &Csr<O>,
+        v: u32,
+        value: u32,
+        number: N,
+    ) -> u32 {
+        F::pack(self.0.node(graph, v, value, |w| F::unpack(number(w))))
+    }
+}
 
 impl Fold for Remote {
     type N = u32;
     #[inline]
-    fn node<O: Offset>(&self, graph: &Csr<O>, v: u32, out: &[u32]) -> u32 {
-        remoteness(graph.successors(v).iter().map(|&s| out[s as usize]))
+    fn node<O: Offset>(&self, graph: &Csr<O>, v: u32, _: u32, number: impl Fn(u32) -> u32) -> u32 {
+        remoteness(graph.successors(v).iter().map(|&s| number(s)))
+    }
+    /// A remoteness is at most the node's level, below 2^24 in a search cell.
+    #[inline]
+    fn pack(n: u32) -> u32 {
+        n
+    }
+    #[inline]
+    fn unpack(packed: u32) -> u32 {
+        packed
     }
 }
 
 impl Fold for Suspend {
     type N = u32;
     #[inline]
-    fn node<O: Offset>(&self, graph: &Csr<O>, v: u32, out: &[u32]) -> u32 {
-        suspense(graph.successors(v).iter().map(|&s| out[s as usize]))
+    fn node<O: Offset>(&self, graph: &Csr<O>, v: u32, _: u32, number: impl Fn(u32) -> u32) -> u32 {
+        suspense(graph.successors(v).iter().map(|&s| number(s)))
+    }
+    /// A suspense is at most the node's level, below 2^24 in a search cell.
+    #[inline]
+    fn pack(n: u32) -> u32 {
+        n
+    }
+    #[inline]
+    fn unpack(packed: u32) -> u32 {
+        packed
     }
 }
 
-impl Fold for Lose<'_> {
+/// A packed misère heap of none (a heap is at most the out-degree, below 255).
+const PACKED_HEAPLESS: u32 = 0xff;
+
+impl Fold for Lose {
     type N = Misere;
     #[inline]
-    fn node<O: Offset>(&self, graph: &Csr<O>, v: u32, out: &[Misere]) -> Misere {
-        misere(graph, v, out, self.0)
+    fn node<O: Offset>(
+        &self,
+        graph: &Csr<O>,
+        v: u32,
+        value: u32,
+        number: impl Fn(u32) -> Misere,
+    ) -> Misere {
+        misere(graph, v, value, number)
+    }
+    /// The misère Grundy value (at most the out-degree, or 1) in bits 0-7, the heap in bits
+    /// 8-15 ([`PACKED_HEAPLESS`] for none), the tame flag in bit 16.
+    #[inline]
+    fn pack(n: Misere) -> u32 {
+        let heap = n.heap().unwrap_or(PACKED_HEAPLESS);
+        n.grundy() | heap << 8 | u32::from(n.tame()) << 16
+    }
+    #[inline]
+    fn unpack(packed: u32) -> Misere {
+        let heap = (packed >> 8) & 0xff;
+        let heap = (heap != PACKED_HEAPLESS).then_some(heap);
+        Misere::new(packed & 0xff, heap, packed >> 16 & 1 == 1)
     }
 }
 
@@ -223,12 +328,12 @@ const UNKNOWN_MOVES: usize = 2;
 /// it reverses too.
 ///
 /// Tameness is hereditary: `v` is tame when its own genus is and all its moves are.
-fn misere<O: Offset>(graph: &Csr<O>, v: u32, out: &[Misere], values: &Values) -> Misere {
+#[inline]
+fn misere<O: Offset>(graph: &Csr<O>, v: u32, value: u32, number: impl Fn(u32) -> Misere) -> Misere {
     let moves = graph.successors(v);
     if moves.is_empty() {
         return Misere::new(1, Some(0), true);
     }
-    let number = |w: u32| out[w as usize];
     let (mut grundy, mut heaps) = (Marks::default(), Marks::default());
     let (mut unknown, mut tame) = (0, true);
     for &w in moves {
@@ -250,7 +355,7 @@ fn misere<O: Offset>(graph: &Csr<O>, v: u32, out: &[Misere], values: &Values) ->
         || unknown == 0 || (unknown <= UNKNOWN_MOVES && moves.iter().all(|&w| reverses(w)));
     let heap = (zero_ok && moves_ok()).then_some(m);
     let grundy = grundy.mex();
-    Misere::new(grundy, heap, tame && Misere::tame_genus(values.get(v), grundy))
+    Misere::new(grundy, heap, tame && Misere::tame_genus(value, grundy))
 }
 
 /// The values a node's moves take, for their mex: a bit mask below 64, a list above.
@@ -291,10 +396,16 @@ impl Marks {
 /// moves' numbers, the wide levels in parallel chunks on the parallel path. The reads of the
 /// nodes ahead are started early ([`Csr::prefetch_ahead`]): a level's nodes and their moves'
 /// numbers lie anywhere in memory.
-fn levelwise<O: Offset, F: Fold>(graph: &Csr<O>, levels: &Levels, exec: Exec, f: F) -> Vec<F::N> {
+fn levelwise<O: Offset, F: Fold>(
+    graph: &Csr<O>,
+    values: &Values,
+    levels: &Levels,
+    exec: Exec,
+    f: F,
+) -> Vec<F::N> {
     type T<F> = <F as Fold>::N;
     let mut out = vec![T::<F>::default(); graph.node_count()];
-    let one = |v: u32, out: &[T<F>]| f.node(graph, v, out);
+    let one = |v: u32, out: &[T<F>]| f.node(graph, v, values.get(v), |w| out[w as usize]);
     let mut wide = Vec::new();
     for l in 0..levels.level_count() {
         match levels.level(l) {
@@ -374,5 +485,52 @@ mod tests {
             let tame: Vec<bool> = m.iter().map(|x| x.tame()).collect();
             assert_eq!(tame, [true, true, true, true, true, false, false]);
         }
+    }
+    /// The numbers the search takes along are the level pass's, for every play, on one
+    /// worker's pool and on pools of several (chains of waits between lanes), on graphs
+    /// whose values fit a byte and (with 300 moves, no numbers along: the pass) one whose
+    /// values do not; the pass itself is checked against the game tree in tests/plays.rs.
+    #[test]
+    fn numbers_along_the_search_are_the_level_pass_numbers() {
+        use crate::testing::Xorshift;
+        let mut rng = Xorshift::new(0x05ee_d0fa_10e6);
+        let mut along = 0;
+        let pools: Vec<rayon::ThreadPool> = [1, 2, 3]
+            .iter()
+            .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().expect("pool"))
+            .collect();
+        for round in 0..40 {
+            let n = 1 + rng.below(if round % 4 == 0 { 30_000 } else { 500 }) as usize;
+            let most = if round % 10 == 9 { 300 } else { 1 + rng.below(8) };
+            // Node v moves to nodes below it, near or far: a DAG whose order is the ids'.
+            let lists: Vec<Vec<u32>> = (0..n as u64)
+                .map(|v| {
+                    let degree = if v > 0 { rng.below(most.min(v) + 1) } else { 0 };
+                    let near = rng.below(2) == 0;
+                    let span = if near { 4.min(v) } else { v };
+                    (0..degree).map(|_| (v - 1 - rng.below(span)) as u32).collect()
+                })
+                .collect();
+            let graph = Csr::<u32>::from_lists(&lists).expect("lists");
+            let levels = crate::order::levels(&graph, &()).expect("acyclic");
+            for play in [Play::Conjunctive, Play::Continued, Play::Misere] {
+                for pool in &pools {
+                    let found = pool.install(|| search(play, &graph, true, &())).expect("acyclic");
+                    let want =
+                        Measures::of(play, (&graph, &found.values), &levels, Exec::Sequential);
+                    let threads = pool.current_num_threads();
+                    let Some(numbers) = found.numbers else {
+                        assert!(graph.most_moves() + 4 * threads as u32 >= 255, "round {round}");
+                        continue;
+                    };
+                    along += 1;
+                    let got = Measures::unpacked(play, numbers);
+                    assert_eq!(got, want, "round {round} {} threads {threads}", play.name());
+                    let node_levels = found.levels.expect("levels along");
+                    assert_eq!(node_levels, levels.node_levels(), "round {round}");
+                }
+            }
+        }
+        assert!(along > 100, "the numbers were taken along in {along} searches only");
     }
 }
