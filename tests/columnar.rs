@@ -81,7 +81,7 @@ mod with_the_feature {
         for field in schema.fields() {
             let expected = match field.name().as_str() {
                 "query" => "UInt64",
-                "positions" | "infinite_set" | "move_to" => "List(UInt32)",
+                "positions" | "infinite_set" | "move_to" | "misere_genus" => "List(UInt32)",
                 "move_from" if played => "List(UInt32)",
                 "outcome" | "result" | "misere_outcome" => "Dictionary(Int8, Utf8)",
                 "reason" => "Utf8",
@@ -92,9 +92,10 @@ mod with_the_feature {
                 other => other.to_string(),
             };
             assert_eq!(shown, expected, "column {}", field.name());
-            let nullable =
-                matches!(field.name().as_str(), "move_from" | "move_to" | "misere_heap" | "reason")
-                    || (field.name() == "grundy" && names.contains(&"infinite_set"));
+            let nullable = matches!(
+                field.name().as_str(),
+                "move_from" | "move_to" | "misere_heap" | "misere_genus" | "reason"
+            ) || (field.name() == "grundy" && names.contains(&"infinite_set"));
             assert_eq!(field.is_nullable(), nullable, "column {}", field.name());
         }
         for batch in &batches {
@@ -191,11 +192,13 @@ mod with_the_feature {
             vec!["values", &many, "--play", "conjunctive", "-o", "OUT"],
             vec!["values", &many, "--play", "continued", "-o", "OUT"],
             vec!["values", &many, "--play", "misere", "-o", "OUT"],
+            vec!["values", &many, "--play", "misere", "--genus", "-o", "OUT"],
             vec!["values", &graph, "--play", "selective", "-o", "OUT"],
             vec!["query", &graph, &queries, "--play", "conjunctive", "-o", "OUT"],
             vec!["query", &graph, &queries, "--play", "misere", "-o", "OUT"],
             vec!["solve", &many, "--play", "continued", "--report", "OUT"],
             vec!["solve", &many, "--play", "misere", "--report", "OUT"],
+            vec!["solve", &many, "--play", "misere", "--genus", "--report", "OUT"],
         ];
         for args in cases {
             let csv = d.join("out.csv");

@@ -328,14 +328,17 @@ fn the_plays_read_an_index_as_its_input() {
         let idx = index(d, "game.grundy", input, flags);
         // An index that keeps the plays' numbers (`index --play`) reads them back.
         let mut keeping = flags.to_vec();
-        keeping.extend_from_slice(&["--play", "misere,conjunctive,continued,selective"]);
+        keeping.extend_from_slice(&["--play", "misere,conjunctive,continued,selective", "--genus"]);
         let kept = index(d, "kept.grundy", input, &keeping);
         let (plain, more) = (std::fs::metadata(&idx), std::fs::metadata(&kept));
         assert!(more.expect("kept").len() > plain.expect("index").len(), "the plays are kept");
-        for play in ["misere", "conjunctive", "continued", "selective"] {
+        for shown in ["misere", "misere --genus", "conjunctive", "continued", "selective"] {
+            let play: Vec<&str> = std::iter::once("--play").chain(shown.split(' ')).collect();
             for threads in ["1", "2"] {
                 let with = |command: &str, file: &Path, file_flags: &[&str]| {
-                    let mut args = vec!["-j", threads, command, "--play", play, s(file)];
+                    let mut args = vec!["-j", threads, command];
+                    args.extend_from_slice(&play);
+                    args.push(s(file));
                     if command == "query" {
                         args.push(s(q));
                     }
@@ -346,14 +349,17 @@ fn the_plays_read_an_index_as_its_input() {
                     let b = with(command, input, flags);
                     for file in [&idx, &kept] {
                         let a = with(command, file, &[]);
-                        assert!(a.lines().count() > 1, "{command} --play {play}: rows");
-                        assert_eq!(a, b, "{command} --play {play} -j {threads} {file:?}");
+                        assert!(a.lines().count() > 1, "{command} --play {shown}: rows");
+                        assert_eq!(a, b, "{command} --play {shown} -j {threads} {file:?}");
                     }
                 }
-                let mut text = vec!["-j", threads, "--play", play];
+                let mut text = vec!["-j", threads];
+                text.extend_from_slice(&play);
+                let own = text.len();
                 text.extend_from_slice(flags);
                 let want = stats_json(input, &text);
-                assert_eq!(stats_json(&kept, &text[..4]), want, "stats --play {play} -j {threads}");
+                let got = stats_json(&kept, &text[..own]);
+                assert_eq!(got, want, "stats --play {shown} -j {threads}");
             }
         }
     }
@@ -386,13 +392,13 @@ fn a_damaged_kept_play_is_refused_by_its_name() {
     let cases = [random_case(&mut rng, 300, 4, 25, 4)];
     let input = write_file(d, "game.txt", &write_messy(&mut rng, &cases, false));
     let plain = sections(&std::fs::read(index(d, "plain.grundy", &input, &[])).expect("index"));
-    let flags = ["--play", "conjunctive,continued,misere"];
+    let flags = ["--play", "conjunctive,continued,misere", "--genus"];
     let good = std::fs::read(index(d, "kept.grundy", &input, &flags)).expect("index");
     let found = sections(&good);
     assert_eq!(
         found.len(),
-        plain.len() + 6,
-        "remoteness, suspense, misère values, heaps and tame flags, outcomes"
+        plain.len() + 8,
+        "remoteness, suspense, misère values, heaps, tame flags and genera (two), outcomes"
     );
     // The table's kind numbers (docs/INDEX.md): 8 remoteness .. 11 misère heaps, 12 the
     // queries' outcomes under the plays (which `stats --play` reads), 13 misère tame flags.
@@ -407,6 +413,7 @@ fn a_damaged_kept_play_is_refused_by_its_name() {
         (11, "misere", "misère heaps"),
         (12, "continued", "plays' query outcomes"),
         (13, "misere", "misère tame flags"),
+        (14, "misere --genus", "misère genus codes"),
     ] {
         let k = (0..found.len()).find(|&k| kind_of(k) == kind).expect("a section of the kind");
         let (offset, bytes) = found[k];
@@ -415,7 +422,10 @@ fn a_damaged_kept_play_is_refused_by_its_name() {
         bad[offset + bytes / 2] ^= 0x04;
         let bad = write_file(d, "bad.grundy", &bad);
         let command = if kind == 12 { "stats" } else { "values" };
-        let r = run(&[command, "--play", play, s(&bad)], None);
+        let mut args = vec![command, "--play"];
+        args.extend(play.split(' '));
+        args.push(s(&bad));
+        let r = run(&args, None);
         assert_eq!(r.code, 1, "{name}: {}", r.stderr);
         let line = r.error_line();
         assert!(line.starts_with(&format!("error: {}", s(&bad))), "{line}");
@@ -497,4 +507,34 @@ fn an_index_without_tame_flags_plays_misere_as_the_text() {
     assert_ne!(query(&untamed), text, "the flags decide some of the sums");
     let values = |game: &Path| run(&["values", "--play", "misere", s(game)], None).ok();
     assert_eq!(values(&old), values(&input));
+}
+
+/// Genus codes forged with their checksums made whole are still checked: a code with bits
+/// past its prefix's entries, or naming a long prefix there is not, is refused as corrupt; the
+/// genus is not read without `--genus`, so misère play without it still answers.
+#[test]
+fn forged_genus_codes_are_refused() {
+    let dir = tempdir();
+    let d = dir.path();
+    let mut rng = Rng::new(2916);
+    let cases = [random_case(&mut rng, 200, 3, 20, 3)];
+    let input = write_file(d, "game.txt", &write_messy(&mut rng, &cases, false));
+    let flags = ["--play", "misere", "--genus"];
+    let kept = std::fs::read(index(d, "kept.grundy", &input, &flags)).expect("index");
+    let forge = |code: u64| {
+        move |entry: usize, b: &mut Vec<u8>| {
+            let offset = u64::from_le_bytes(b[entry + 8..entry + 16].try_into().expect("8"));
+            let at = offset as usize + 8 * 7;
+            b[at..at + 8].copy_from_slice(&code.to_le_bytes());
+        }
+    };
+    // A prefix of 2 entries with a stray nibble; a long prefix that is not there.
+    for (name, code) in [("stray", 0x1000_0000_0000_0010u64), ("absent", 1_000_000)] {
+        let bad = write_file(d, &format!("{name}.grundy"), &resealed(&kept, 14, forge(code)));
+        let r = run(&["values", "--play", "misere", "--genus", s(&bad)], None);
+        assert_eq!(r.code, 1, "{name}: {}", r.stderr);
+        assert!(r.error_line().contains("corrupt: its misère genus codes do not check"), "{name}");
+        let without = run(&["values", "--play", "misere", s(&bad)], None).ok();
+        assert_eq!(without, run(&["values", "--play", "misere", s(&input)], None).ok());
+    }
 }

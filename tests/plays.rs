@@ -7,6 +7,39 @@ use crate::util::*;
 
 const PLAYS: [&str; 5] = ["normal", "misere", "conjunctive", "continued", "selective"];
 
+/// Misère play with the genus (`--play misere --genus`), beside [`PLAYS`] where it applies.
+const GENUS: &str = "misere+genus";
+
+/// The plays of [`PLAYS`] and misère play with the genus.
+fn plays_and_genus() -> impl Iterator<Item = &'static str> {
+    PLAYS.into_iter().chain([GENUS])
+}
+
+/// The arguments that choose `play`, between the command and its files.
+fn play_args(play: &str) -> Vec<&str> {
+    match play {
+        GENUS => vec!["--play", "misere", "--genus"],
+        play => vec!["--play", play],
+    }
+}
+
+/// `args` with the play's arguments after the first (the command).
+fn with_play<'a>(play: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec![args[0]];
+    all.extend(play_args(play));
+    all.extend_from_slice(&args[1..]);
+    all
+}
+
+/// The rules a play's sums follow in the game tree (the genus is misère play's).
+fn rules(play: &str) -> &str {
+    if play == GENUS {
+        "misere"
+    } else {
+        play
+    }
+}
+
 /// The positions a move under `play` leads to from tokens on `tokens` (each a list of tokens).
 fn moves(lists: &[Vec<u32>], play: &str, tokens: &[u32]) -> Vec<Vec<u32>> {
     let movable: Vec<usize> =
@@ -79,7 +112,7 @@ fn ids(field: &str) -> Vec<u32> {
 fn every_play_matches_a_game_tree_search() {
     let dir = tempdir();
     let mut rng = Rng::new(2910);
-    let (mut misere_sums, mut undecided) = (0, 0);
+    let (mut misere_sums, mut undecided, mut undecided_genus) = (0, 0, 0);
     // GRUNDY_PLAY_ROUNDS=500 for a longer stress run (about a minute).
     let rounds =
         std::env::var("GRUNDY_PLAY_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(12);
@@ -94,12 +127,13 @@ fn every_play_matches_a_game_tree_search() {
         let input = write_messy(&mut rng, &cases, round % 2 == 1);
         let path = write_file(dir.path(), "in.txt", &input);
         let report = dir.path().join("r.csv");
-        for play in PLAYS {
+        for shown in plays_and_genus() {
             let p = path.to_str().unwrap();
             let r = report.to_str().unwrap();
-            let lines = run(&["solve", "--play", play, p, "--report", r], None).ok();
-            let two = run(&["solve", "-j", "2", "--play", play, p], None).ok();
-            let one = run(&["solve", "-j", "1", "--play", play, p], None).ok();
+            let lines = run(&with_play(shown, &["solve", p, "--report", r]), None).ok();
+            let two = run(&with_play(shown, &["solve", "-j", "2", p]), None).ok();
+            let one = run(&with_play(shown, &["solve", "-j", "1", p]), None).ok();
+            let play = rules(shown);
             assert_eq!((&one, &two), (&lines, &lines), "{play}: threads differ");
             let rows = std::fs::read_to_string(&report).unwrap();
             let mut rows = rows.lines();
@@ -116,13 +150,16 @@ fn every_play_matches_a_game_tree_search() {
                     assert_eq!(ids(row[positions]), *q);
                     assert_eq!(row[result], line);
                     let want = wins(&case.lists, play, q, &mut memo);
-                    if play == "misere" {
+                    if shown == "misere" {
                         misere_sums += 1;
                     }
                     if line == "UNDECIDED" {
-                        assert!(play == "misere" && q.len() >= 2, "{play} {q:?} undecided");
+                        assert!(play == "misere" && q.len() >= 2, "{shown} {q:?} undecided");
                         assert!(!row[at("reason").unwrap()].is_empty(), "UNDECIDED says why");
-                        undecided += 1;
+                        match shown {
+                            GENUS => undecided_genus += 1,
+                            _ => undecided += 1,
+                        }
                         continue;
                     }
                     assert_eq!(line == "WIN", want, "{play} {q:?} on {:?}", case.lists);
@@ -161,8 +198,12 @@ fn every_play_matches_a_game_tree_search() {
             }
         }
     }
-    // The misère theory decides most of these small sums.
+    // The misère theory decides most of these small sums, and the genus more of them.
     assert!(undecided * 4 < misere_sums, "{undecided} of {misere_sums} misère sums undecided");
+    assert!(
+        undecided_genus < undecided,
+        "the genus leaves {undecided_genus} of the {undecided} undecided"
+    );
 }
 
 /// `values --play` columns against their definitions on random DAGs, on one and two threads.
@@ -454,15 +495,14 @@ fn one_and_two_threads_give_the_same_bytes() {
         None,
     )
     .ok();
-    for play in PLAYS {
-        let values = |j| run(&["values", "-j", j, "--play", play, p], None).ok();
+    for play in plays_and_genus() {
+        let values = |j| run(&with_play(play, &["values", "-j", j, p]), None).ok();
         assert_eq!(values("1"), values("2"), "{play}: values");
         let report = |j: &str| {
             let r = dir.path().join(format!("r{j}.csv"));
-            let lines =
-                run(&["solve", "-j", j, "--play", play, p, "--report", r.to_str().unwrap()], None)
-                    .ok();
-            (lines, std::fs::read(&r).unwrap())
+            let r = r.to_str().unwrap();
+            let lines = run(&with_play(play, &["solve", "-j", j, p, "--report", r]), None).ok();
+            (lines, std::fs::read(r).unwrap())
         };
         assert_eq!(report("1"), report("2"), "{play}: solve");
     }
@@ -480,9 +520,132 @@ fn query_rows_are_solves_report_rows() {
     let queries = write_file(dir.path(), "q.txt", query_lines(&case.queries).as_bytes());
     let report = dir.path().join("r.csv");
     let (g, q, r) = (graph.to_str().unwrap(), queries.to_str().unwrap(), report.to_str().unwrap());
-    for play in PLAYS.iter().skip(1) {
-        run(&["solve", "--play", play, g, "--report", r], None).ok();
-        let rows = run(&["query", "--play", play, g, q], None).ok();
+    for play in plays_and_genus().skip(1) {
+        run(&with_play(play, &["solve", g, "--report", r]), None).ok();
+        let rows = run(&with_play(play, &["query", g, q]), None).ok();
         assert_eq!(rows, std::fs::read_to_string(&report).unwrap(), "{play}");
     }
+}
+
+/// Misère Grundy value of tokens on `tokens` of `lists` (a sum, one token moving), by its
+/// game tree: 1 with no move, else the mex of the moves'.
+fn misere_value(lists: &[Vec<u32>], tokens: &[u32], memo: &mut HashMap<Vec<u32>, u32>) -> u32 {
+    let mut key = tokens.to_vec();
+    key.sort_unstable();
+    if let Some(&x) = memo.get(&key) {
+        return x;
+    }
+    let next = moves(lists, "misere", &key);
+    let seen: Vec<u32> = next.iter().map(|t| misere_value(lists, t, memo)).collect();
+    let x = if next.is_empty() { 1 } else { (0..).find(|x| !seen.contains(x)).unwrap() };
+    memo.insert(key, x);
+    x
+}
+
+/// Random DAGs with nim heaps `*0 .. *3` added as their last four nodes (each moving to the
+/// smaller ones): the lists and the heaps' ids. The first nodes are the wild positions of
+/// the tame test above (5 = {0, {0, {*2}}} is `2^0`); the next `n` move to 1-3 nodes before
+/// them, so wild positions are common.
+fn with_heaps(rng: &mut Rng, n: usize) -> (Vec<Vec<u32>>, [u32; 4]) {
+    let mut lists: Vec<Vec<u32>> =
+        vec![vec![], vec![0], vec![0, 1], vec![2], vec![0, 3], vec![0, 4], vec![0, 4, 5]];
+    for _ in 0..n {
+        let v = lists.len() as u64;
+        lists.push((0..1 + rng.below(3)).map(|_| rng.below(v) as u32).collect());
+    }
+    let first = lists.len();
+    let heaps = [0, 1, 2, 3].map(|k| (first + k) as u32);
+    for k in 0..4 {
+        lists.push(heaps[..k].to_vec());
+    }
+    (lists, heaps)
+}
+
+/// `values --play misere --genus`: each node's `misere_genus` prefix gives the misère Grundy
+/// value of the node plus 0 to 5 heaps of 2 (its definition), by the sum's game tree, on
+/// random DAGs; and the nim heaps have Winning Ways' genera.
+#[test]
+fn the_genus_column_follows_its_definition() {
+    let mut rng = Rng::new(2912);
+    for round in 0..30 {
+        let n = rng.below(5) as usize;
+        let (lists, heaps) = with_heaps(&mut rng, n);
+        let case = Case { lists: lists.clone(), queries: vec![] };
+        let input = write_messy(&mut rng, &[case], false);
+        let out = run(&["values", "--play", "misere", "--genus"], Some(&input)).ok();
+        let mut rows = out.lines();
+        let header: Vec<&str> = rows.next().unwrap().split(',').collect();
+        assert_eq!(header.last(), Some(&"misere_genus"));
+        let mut memo = HashMap::new();
+        for (v, row) in rows.enumerate() {
+            let prefix = ids(row.rsplit(',').next().unwrap());
+            assert!(prefix.len() >= 2, "round {round} node {v}: {row}");
+            for twos in 0..6usize {
+                let mut tokens = vec![v as u32];
+                tokens.extend(std::iter::repeat_n(heaps[2], twos));
+                let want = misere_value(&lists, &tokens, &mut memo);
+                let l = prefix.len();
+                let at = if twos < l { twos } else { l - 2 + ((twos - l) & 1) };
+                assert_eq!(prefix[at], want, "round {round} node {v} + {twos} x *2: {row}");
+            }
+        }
+        let genus = |v: u32| out.lines().nth(1 + v as usize).unwrap().rsplit(',').next().unwrap();
+        let want = ["1 2 0", "0 3 1", "2 0", "3 1"];
+        assert_eq!(heaps.map(genus), want, "round {round}: the heaps' genera");
+    }
+}
+
+/// The genus rule: one token of any kind among tokens equal to heaps `*1` to `*3` (up to 5
+/// of them) is decided with `--genus`, as the sum's game tree says, with a winning move;
+/// without `--genus`, such a sum with a token that is neither a heap nor tame is UNDECIDED,
+/// and says that `--genus` decides it.
+#[test]
+fn the_genus_decides_one_token_among_small_heaps() {
+    let (mut rng, mut undecided) = (Rng::new(2913), 0);
+    let dir = tempdir();
+    for round in 0..20 {
+        let n = rng.below(6) as usize;
+        let (lists, heaps) = with_heaps(&mut rng, n);
+        let n = heaps[0] as u64;
+        let queries: Vec<Vec<u32>> = (0..60)
+            .map(|_| {
+                let mut q = vec![rng.below(n) as u32];
+                q.extend((0..1 + rng.below(5)).map(|_| heaps[1 + rng.below(3) as usize]));
+                rng.shuffle(&mut q);
+                q
+            })
+            .collect();
+        let case = Case { lists: lists.clone(), queries: queries.clone() };
+        let input = write_file(dir.path(), "g.txt", &write_messy(&mut rng, &[case], false));
+        let (p, r) = (input.to_str().unwrap(), dir.path().join("r.csv"));
+        let r = r.to_str().unwrap();
+        let with = run(&["solve", "--play", "misere", "--genus", p, "--report", r], None).ok();
+        let report = std::fs::read_to_string(r).unwrap();
+        let without = run(&["solve", "--play", "misere", p, "--report", r], None).ok();
+        let plain = std::fs::read_to_string(r).unwrap();
+        let mut memo = HashMap::new();
+        let rows = report.lines().skip(1).zip(plain.lines().skip(1));
+        for (((q, line), before), (row, plain_row)) in
+            queries.iter().zip(with.lines()).zip(without.lines()).zip(rows)
+        {
+            let win = wins(&lists, "misere", q, &mut memo);
+            assert_eq!(line, if win { "WIN" } else { "LOSE" }, "round {round} {q:?}: {row}");
+            if win {
+                let fields: Vec<&str> = row.split(',').collect();
+                let (from, to) = (ids(fields[4]), ids(fields[5]));
+                let k = q.iter().position(|&t| Some(&t) == from.first()).expect("a move");
+                let mut after = q.clone();
+                after[k] = to[0];
+                assert!(lists[from[0] as usize].contains(&to[0]), "{row}");
+                assert!(!wins(&lists, "misere", &after, &mut memo), "round {round}: {row}");
+            }
+            if before == "UNDECIDED" {
+                undecided += 1;
+                assert!(plain_row.contains("--genus"), "{plain_row}");
+            } else {
+                assert_eq!(before, line, "round {round} {q:?}");
+            }
+        }
+    }
+    assert!(undecided > 100, "only {undecided} sums needed the genus");
 }

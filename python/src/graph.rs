@@ -324,7 +324,7 @@ impl Graph {
         let play = play_of(play)?;
         Ok(match self.measures(py, play, threads)? {
             Measures::Remoteness(n) | Measures::Suspense(n) => (PyArray1::from_vec(py, n), None),
-            Measures::Misere(m) => {
+            Measures::Misere(m, _) => {
                 let grundy: Vec<u32> = m.iter().map(|x| x.grundy()).collect();
                 let heaps: Vec<u32> = m.iter().map(|x| x.heap_or_none()).collect();
                 let tame: Vec<bool> = m.iter().map(|x| x.tame()).collect();
@@ -402,7 +402,8 @@ impl Graph {
 
 /// The play `name` names, as `--play` takes it.
 fn play_of(name: &str) -> PyResult<Play> {
-    let plays = [Play::Normal, Play::Misere, Play::Conjunctive, Play::Continued, Play::Selective];
+    let misere = Play::Misere { genus: false };
+    let plays = [Play::Normal, misere, Play::Conjunctive, Play::Continued, Play::Selective];
     plays.into_iter().find(|p| p.name() == name).ok_or_else(|| {
         PyValueError::new_err(format!(
             "play {name:?}: expected normal, misere, conjunctive, continued or selective"

@@ -179,12 +179,14 @@ pub enum PlayName {
     Selective,
 }
 
-impl From<PlayName> for grundy::play::Play {
-    fn from(name: PlayName) -> grundy::play::Play {
+impl PlayName {
+    /// The play, with Conway's genus when `genus` (misère play only: `check_play` refuses it
+    /// with the others).
+    pub fn play(self, genus: bool) -> grundy::play::Play {
         use grundy::play::Play;
-        match name {
+        match self {
             PlayName::Normal => Play::Normal,
-            PlayName::Misere => Play::Misere,
+            PlayName::Misere => Play::Misere { genus },
             PlayName::Conjunctive => Play::Conjunctive,
             PlayName::Continued => Play::Continued,
             PlayName::Selective => Play::Selective,
@@ -286,6 +288,11 @@ pub struct SolveArgs {
     /// tokens and where each goes, as lists; why a misère sum is UNDECIDED).
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
+    /// With --play misere: Conway's genus of every node too (values' misere_genus column),
+    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
+    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
+    #[arg(long)]
+    pub genus: bool,
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -357,6 +364,11 @@ pub struct IndexArgs {
     /// --play` then read instead of computing them. Chess and edge-list formats, not --loopy.
     #[arg(long, value_enum, value_name = "PLAY,..", value_delimiter = ',')]
     pub play: Vec<PlayName>,
+    /// With --play misere: Conway's genus of every node too (kept for values' misere_genus column and the sums),
+    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
+    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
+    #[arg(long)]
+    pub genus: bool,
 }
 
 /// Arguments of `grundy serve`.
@@ -426,6 +438,11 @@ pub struct ValuesArgs {
     /// process, CSV.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
+    /// With --play misere: Conway's genus of every node too (values' misere_genus column),
+    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
+    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
+    #[arg(long)]
+    pub genus: bool,
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -461,6 +478,11 @@ pub struct QueryArgs {
     /// not with --columns), chess and edge-list formats, one process, CSV, no index.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
+    /// With --play misere: Conway's genus of every node too (values' misere_genus column),
+    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
+    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
+    #[arg(long)]
+    pub genus: bool,
     /// Where the processes of a cluster run.
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -507,6 +529,11 @@ pub struct StatsArgs {
     /// nim heaps). Other than normal: chess and edge-list formats, one process.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
+    /// With --play misere: Conway's genus of every node too (values' misere_genus column),
+    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
+    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
+    #[arg(long)]
+    pub genus: bool,
     /// How an index is read.
     #[command(flatten)]
     pub index: IndexReadArgs,

@@ -19,7 +19,7 @@ pub struct Evaluated {
     pub values: Values,
     /// A play's numbers of every node, packed, when the search took them along
     /// ([`crate::exec::CaseReader::playing`]; `crate::play::Measures::unpacked` reads them).
-    pub numbers: Option<Vec<u32>>,
+    pub numbers: Option<super::search::Numbers>,
     /// Time spent on each stage.
     pub times: StageTimes,
 }

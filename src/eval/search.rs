@@ -19,8 +19,9 @@
 //! A node's level (1 + the largest level of its moves, 0 for a sink: the level Kahn's peeling
 //! gives it) is taken on the way when asked, in its cell or in one `u32` per node beside it.
 //! So can one more number of each node computed from its moves' numbers ([`Along`]: a play's
-//! remoteness, suspense or misère numbers), in the upper half of an 8-byte cell, so that a
-//! move's number comes with its value in the same read and no pass over the levels follows.
+//! remoteness, suspense or misère numbers), in the upper half of an 8-byte cell (and a second
+//! 8-byte word beside it, for a wide one), so that a move's number comes with its value in the
+//! same read and no pass over the levels follows.
 //!
 //! Memory: one cell per node (1 or 4 bytes; 4 for values and levels together, or 8 when
 //! values need 4 bytes of their own, or with a number along), and each lane's stack, 16 bytes a frame (24 with 64-bit
@@ -50,7 +51,30 @@ pub struct Searched {
     /// The level of every node (when asked).
     pub levels: Option<Vec<u32>>,
     /// Every node's number along ([`search_along`]), when the search took them.
-    pub numbers: Option<Vec<u32>>,
+    pub numbers: Option<Numbers>,
+}
+
+/// Every node's number along: its 31 bits beside the value, its 64 more bits for a wide
+/// number ([`Along::WIDE`]; else empty), and lists the numbers refer to (a misère genus too
+/// long for its 64 bits: [`crate::play::genus`]).
+#[derive(Debug, Default)]
+pub struct Numbers {
+    /// The low bits of every node's number.
+    pub low: Vec<u32>,
+    /// The high bits of every node's number (wide numbers only).
+    pub high: Vec<u64>,
+    /// Lists the numbers refer to.
+    pub lists: Vec<Box<[u32]>>,
+}
+
+/// A node's number along: 31 bits kept beside its value and level, and 64 more for a wide one
+/// ([`Along::WIDE`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Number {
+    /// Below [`Along::LIMIT`].
+    pub low: u32,
+    /// 0 unless the number is wide.
+    pub high: u64,
 }
 
 /// A number of each node computed from its moves' numbers, sinks first, as its value is: taken
@@ -59,17 +83,24 @@ pub struct Searched {
 pub trait Along: Sync {
     /// True for a number to take; false for none ([`NoNumber`]).
     const ACTIVE: bool = true;
+    /// True for a number with high bits ([`Number::high`]): cells of 16 bytes.
+    const WIDE: bool = false;
     /// Numbers are below this (31 bits: the cell's codes above a number are the search's).
     const LIMIT: u32 = 1 << 31;
     /// The number of node `v` of `graph`, whose Grundy value is `value`, from the numbers of
     /// the nodes it reaches (`number(w)`; every one is finished).
-    fn number<O: Offset, N: Fn(u32) -> u32>(
+    fn number<O: Offset, N: Fn(u32) -> Number>(
         &self,
         graph: &Csr<O>,
         v: u32,
         value: u32,
         number: N,
-    ) -> u32;
+    ) -> Number;
+
+    /// The lists its numbers refer to, once every node has its number.
+    fn lists(&self) -> Vec<Box<[u32]>> {
+        Vec::new()
+    }
 }
 
 /// No number along: the plain search.
@@ -78,8 +109,8 @@ pub struct NoNumber;
 impl Along for NoNumber {
     const ACTIVE: bool = false;
     #[inline]
-    fn number<O: Offset, N: Fn(u32) -> u32>(&self, _: &Csr<O>, _: u32, _: u32, _: N) -> u32 {
-        0
+    fn number<O: Offset, N: Fn(u32) -> Number>(&self, _: &Csr<O>, _: u32, _: u32, _: N) -> Number {
+        Number::default()
     }
 }
 
@@ -136,7 +167,9 @@ pub fn search_along<O: Offset, A: Along>(
     // room for the busy codes and the unvisited one.
     let small = (most as usize) + lanes < u8::MAX as usize;
     let plain = Job { graph, levels, lanes, along: &NoNumber, meter };
-    if small && A::ACTIVE {
+    if small && A::ACTIVE && A::WIDE {
+        Job { graph, levels: true, lanes, along, meter }.run::<Wide>()
+    } else if small && A::ACTIVE {
         Job { graph, levels: true, lanes, along, meter }.run::<Numbered>()
     } else if small && levels {
         plain.run::<Packed>()
@@ -193,6 +226,7 @@ impl<O: Offset, A: Along> Job<'_, O, A> {
             Some(levels) => Some(levels),
             None => with_levels.then(|| levels.into_iter().map(AtomicU32::into_inner).collect()),
         };
+        let numbers = numbers.map(|(low, high)| Numbers { low, high, lists: along.lists() });
         Ok(Searched { values: Values::from_ints(values), levels, numbers })
     }
 }
@@ -202,8 +236,8 @@ struct Parts {
     values: Ints,
     /// The levels, when the cells hold them.
     levels: Option<Vec<u32>>,
-    /// The numbers along, when the cells hold them.
-    numbers: Option<Vec<u32>>,
+    /// The numbers along (low and high bits), when the cells hold them.
+    numbers: Option<(Vec<u32>, Vec<u64>)>,
 }
 
 /// A node's cell: its value (a [`Packed`] cell: and its level; a [`Numbered`] one: and its
@@ -226,11 +260,21 @@ trait Cell: Sync + Send + Sized {
     fn level(_code: u64) -> u32 {
         0
     }
-    /// The number along a value's code holds ([`Numbered`] cells only).
+    /// The low bits of the number along a value's code holds ([`Numbered`] cells only).
     #[inline]
     fn number(_code: u64) -> u32 {
         0
     }
+    /// The high bits of the number along ([`Wide`] cells only): read after the code that
+    /// published them.
+    #[inline]
+    fn high(&self) -> u64 {
+        0
+    }
+    /// Sets the high bits of the number along ([`Wide`] cells only), before the code that
+    /// publishes them.
+    #[inline]
+    fn set_high(&self, _high: u64) {}
     /// The code of a finished node; `None` when the level does not fit.
     #[inline]
     fn code(value: u32, _level: u32, _number: u32) -> Option<u64> {
@@ -426,7 +470,84 @@ impl Cell for Numbered {
         Parts {
             values: Ints::U8(Store::from(values)),
             levels: Some(levels),
-            numbers: Some(numbers),
+            numbers: Some((numbers, Vec::new())),
+        }
+    }
+}
+
+/// A [`Numbered`] code and a wide number's high bits in the same 16 bytes (so in the same
+/// cache line: one miss for both).
+#[repr(align(16))]
+struct Wide {
+    code: AtomicU64,
+    high: AtomicU64,
+}
+
+impl Cell for Wide {
+    const UNVISITED: u64 = u64::MAX;
+    const PACKED: bool = true;
+
+    #[inline]
+    fn value(code: u64) -> u32 {
+        Numbered::value(code)
+    }
+
+    #[inline]
+    fn level(code: u64) -> u32 {
+        Numbered::level(code)
+    }
+
+    #[inline]
+    fn number(code: u64) -> u32 {
+        Numbered::number(code)
+    }
+
+    #[inline]
+    fn high(&self) -> u64 {
+        self.high.load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn set_high(&self, high: u64) {
+        self.high.store(high, Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn code(value: u32, level: u32, number: u32) -> Option<u64> {
+        Numbered::code(value, level, number)
+    }
+
+    fn unvisited(n: usize) -> Vec<Wide> {
+        (0..n).map(|_| Wide { code: AtomicU64::new(u64::MAX), high: AtomicU64::new(0) }).collect()
+    }
+
+    #[inline]
+    fn load(&self, order: Ordering) -> u64 {
+        self.code.load(order)
+    }
+
+    #[inline]
+    fn store(&self, code: u64, order: Ordering) {
+        self.code.store(code, order)
+    }
+
+    #[inline]
+    fn claim(&self, code: u64) -> bool {
+        let (from, order) = (u64::MAX, Ordering::AcqRel);
+        self.code.compare_exchange(from, code, order, Ordering::Acquire).is_ok()
+    }
+
+    fn into_parts(cells: Vec<Wide>) -> Parts {
+        let values = cells.par_iter().map(|c| Wide::value(c.code.load(Ordering::Relaxed)) as u8);
+        let values = values.collect::<Vec<u8>>();
+        let levels = cells.par_iter().map(|c| Wide::level(c.code.load(Ordering::Relaxed)));
+        let numbers = cells.par_iter().map(|c| Wide::number(c.code.load(Ordering::Relaxed)));
+        let (levels, numbers) = (levels.collect(), numbers.collect());
+        let high = cells.into_iter().map(|c| c.high.into_inner()).collect();
+        Parts {
+            values: Ints::U8(Store::from(values)),
+            levels: Some(levels),
+            numbers: Some((numbers, high)),
         }
     }
 }
@@ -740,10 +861,13 @@ impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
             }
             let number = match A::ACTIVE {
                 true => self.number(node, value),
-                false => 0,
+                false => Number::default(),
             };
+            if A::WIDE {
+                self.cells[node as usize].set_high(number.high);
+            }
             // Past LEVEL_LIMIT the search gives up: the peel takes the graph.
-            let code = C::code(value, height, number).ok_or(Cyclic)?;
+            let code = C::code(value, height, number.low).ok_or(Cyclic)?;
             self.cells[node as usize].store(code, Ordering::Release);
             *finished += 1;
             if let Some(parent) = lane.stack.last_mut() {
@@ -763,9 +887,13 @@ impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
     /// move's cell was published after the cells it read, so every node `node` reaches is
     /// finished and seen).
     #[inline]
-    fn number(&self, node: u32, value: u32) -> u32 {
+    fn number(&self, node: u32, value: u32) -> Number {
         let cells = &self.cells;
-        let number = |w: u32| C::number(cells[w as usize].load(Ordering::Acquire));
+        let number = |w: u32| {
+            let cell = &cells[w as usize];
+            let low = C::number(cell.load(Ordering::Acquire));
+            Number { low, high: if A::WIDE { cell.high() } else { 0 } }
+        };
         self.along.number(self.graph, node, value, number)
     }
 

@@ -8,7 +8,7 @@ use crate::io::input::Input;
 use crate::io::sink::Put;
 use crate::meter::Meter;
 use crate::parse::format::Format;
-use crate::play::Play;
+use crate::play::{Measures, Play};
 
 /// Solves every case of `input` and writes the index to `out`; with `loopy`, generalized
 /// values (cycles allowed); with `plays`, their numbers too (chess and edge-list formats,
@@ -28,19 +28,36 @@ pub fn index(
             let (graph, values) = (&case.graph, &case.values);
             let outcomes = stats::loopy_outcomes(&mut reader, (graph, values))?;
             let outcomes = (outcomes.total(), outcomes.wins, outcomes.draws.unwrap_or(0));
-            let parts =
-                CaseParts { graph, values, levels: None, outcomes, plays: &[], play_outcomes: &[] };
+            let parts = CaseParts {
+                graph,
+                values,
+                levels: None,
+                outcomes,
+                plays: &[],
+                genus: false,
+                play_outcomes: &[],
+            };
             writer.case(&parts)?;
         } else {
             let Some(case) = reader.next_case()? else { break };
             let measures: Vec<_> =
                 plays.iter().map(|&p| play::measures_of(&case, p, exec, meter)).collect();
-            let counted = play::outcomes_of(&mut reader, &case, (plays, &measures))?;
-            let outcomes = (counted[0].total(), counted[0].wins, 0);
-            let play_outcomes: Vec<_> = plays
+            // Misère play with the genus is counted without it too, from the same numbers,
+            // so `stats --play misere` reads the index with or without `--genus`.
+            let mut counted: Vec<(Play, &Measures)> =
+                plays.iter().copied().zip(&measures).collect();
+            let without = Play::Misere { genus: false };
+            if let Some(&(_, m)) = counted.iter().find(|(p, _)| p.genus()) {
+                if !plays.contains(&without) {
+                    counted.push((without, m));
+                }
+            }
+            let outcomes_of = play::outcomes_of(&mut reader, &case, &counted)?;
+            let outcomes = (outcomes_of[0].total(), outcomes_of[0].wins, 0);
+            let play_outcomes: Vec<_> = counted
                 .iter()
-                .zip(&counted[1..])
-                .map(|(&p, o)| (p, [o.wins, o.losses, o.undecided]))
+                .zip(&outcomes_of[1..])
+                .map(|(&(p, _), o)| (p, [o.wins, o.losses, o.undecided]))
                 .collect();
             let levels = case.levels.as_deref().unwrap_or_default();
             let (graph, values) = (&case.graph, &case.values);
@@ -50,6 +67,7 @@ pub fn index(
                 levels: Some(levels),
                 outcomes,
                 plays: &measures,
+                genus: plays.iter().any(|p| p.genus()),
                 play_outcomes: &play_outcomes,
             })?;
         }

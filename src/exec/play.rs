@@ -165,7 +165,7 @@ pub fn values(
         let numbers = case.numbers.take();
         let case = Solved::of(&case);
         let measures = measures(&case, numbers, play, exec, meter);
-        write_values(&case, &measures, exec, out, meter)?;
+        write_values(&case, (&measures, play.genus()), exec, out, meter)?;
         reader.skip_queries()?;
     }
     Ok(())
@@ -184,7 +184,7 @@ pub fn values_of_index(
         let case = index.case(i, true)?;
         let case = Solved::of_index(&case);
         let measures = index_measures(index, i, &case, (exec, play), meter)?;
-        write_values(&case, &measures, exec, out, meter)?;
+        write_values(&case, (&measures, play.genus()), exec, out, meter)?;
     }
     Ok(())
 }
@@ -264,13 +264,16 @@ pub fn stats_of_index(
 pub(crate) fn outcomes_of(
     reader: &mut CaseReader,
     case: &Evaluated,
-    (plays, measures): (&[Play], &[Measures]),
+    plays: &[(Play, &Measures)],
 ) -> Result<Vec<Outcomes>, Error> {
     let solved = Solved::of(case);
     let table = case.values.nim_table();
     let outcomes = super::stats::count_each(reader, 1 + plays.len(), |positions, j| match j {
         0 => crate::answer::Outcome::of_nim_sum(table.nim_sum(positions)).into(),
-        j => tally(answer_of(plays[j - 1], &solved, &measures[j - 1], positions).verdict),
+        j => {
+            let (play, measures) = plays[j - 1];
+            tally(answer_of(play, &solved, measures, positions).verdict)
+        }
     })?;
     Ok(outcomes.into_iter().map(|o| Outcomes { draws: None, ..o }).collect())
 }
@@ -310,7 +313,7 @@ fn index_measures(
 /// search took along (`numbers`), else computed from its graph and levels.
 fn measures(
     case: &Solved,
-    numbers: Option<Vec<u32>>,
+    numbers: Option<crate::eval::search::Numbers>,
     play: Play,
     exec: Exec,
     meter: &dyn Meter,
@@ -364,7 +367,7 @@ const NODES_PER_PIECE: usize = 1 << 15;
 /// Writes the rows of one case with its play's columns, pieces filled in parallel.
 fn write_values<S: RowSink>(
     case: &Solved,
-    measures: &Measures,
+    (measures, genus): (&Measures, bool),
     exec: Exec,
     out: &mut S,
     meter: &dyn Meter,
@@ -372,23 +375,27 @@ fn write_values<S: RowSink>(
     let nodes = case.graph.node_count();
     meter.start(Stage { case: case.case, name: "writing", unit: Unit::Rows, total: nodes as u64 });
     let levels = &case.levels;
-    let row = |piece: &mut S::Play, v: u32| {
+    let row = |piece: &mut S::Play, v: u32, prefix: &mut Vec<u32>| {
         let i = v as usize;
         let graph = case.graph;
         let node = [v, case.values.get(v), levels[i], graph.move_count(v)];
         let numbers = match measures {
             Measures::None => PlayNumbers::None,
             Measures::Remoteness(r) | Measures::Suspense(r) => PlayNumbers::Count(r[i]),
-            Measures::Misere(m) => PlayNumbers::Misere { grundy: m[i].grundy(), heap: m[i].heap() },
+            Measures::Misere(m, genera) => {
+                let known = |prefix: &mut Vec<u32>| genera.prefix(v, m[i].grundy(), prefix);
+                let genus = genus.then(|| known(prefix).then_some(&prefix[..]));
+                PlayNumbers::Misere { grundy: m[i].grundy(), heap: m[i].heap(), genus }
+            }
         };
         piece.play_value_row(case.case, node, numbers);
     };
     let starts: Vec<usize> = (0..nodes).step_by(NODES_PER_PIECE).collect();
     for batch in starts.chunks(64) {
         let pieces = exec.map(batch, |first| {
-            let mut piece = S::Play::default();
+            let (mut piece, mut prefix) = (S::Play::default(), Vec::new());
             for v in first..(first + NODES_PER_PIECE).min(nodes) {
-                row(&mut piece, v as u32);
+                row(&mut piece, v as u32, &mut prefix);
             }
             piece
         });

@@ -56,20 +56,32 @@ pub enum Kind {
     /// Misère play: whether each node is tame (one byte, 0 or 1). An index without it (made
     /// before it was added) keeps no misère numbers for the readers that know it.
     MisereTame = 13,
+    /// Misère play with the genus (`index --play misere --genus`): each node's genus code
+    /// (`u64`; [`crate::play::genus::Code`]): 0 unknown, an inline prefix, or 1 + the index of
+    /// a prefix in [`Kind::MisereLongGenera`].
+    MisereGenus = 14,
+    /// Misère play with the genus: the prefixes too long for a code, one after the other, each
+    /// its length (2 or more) then its entries (`u32`s). Kept with kind 14, maybe empty.
+    MisereLongGenera = 15,
 }
 
 /// One more than the largest kind number this version knows.
-pub const KINDS: usize = 14;
+pub const KINDS: usize = 16;
+
+/// The largest play number of a [`Kind::PlayOutcomes`] section ([`play_code`]).
+pub const LAST_PLAY_CODE: u64 = 5;
 
 /// How a play is numbered in a [`Kind::PlayOutcomes`] section.
 pub fn play_code(play: crate::play::Play) -> u64 {
     use crate::play::Play;
     match play {
         Play::Normal => 0,
-        Play::Misere => 1,
+        Play::Misere { genus: false } => 1,
         Play::Conjunctive => 2,
         Play::Continued => 3,
         Play::Selective => 4,
+        // The genus decides more sums, so its counts are not misère's without it.
+        Play::Misere { genus: true } => 5,
     }
 }
 
@@ -90,6 +102,8 @@ impl Kind {
             Kind::MisereHeap,
             Kind::PlayOutcomes,
             Kind::MisereTame,
+            Kind::MisereGenus,
+            Kind::MisereLongGenera,
         ]
         .into_iter()
         .find(|k| *k as u16 == n)
@@ -111,6 +125,8 @@ impl Kind {
             Kind::MisereHeap => "misère heaps",
             Kind::PlayOutcomes => "plays' query outcomes",
             Kind::MisereTame => "misère tame flags",
+            Kind::MisereGenus => "misère genus codes",
+            Kind::MisereLongGenera => "misère long genera",
         }
     }
 
@@ -127,6 +143,8 @@ impl Kind {
             | Kind::MisereHeap => &[1, 2, 4],
             Kind::Levels => &[2, 4],
             Kind::MisereTame => &[1],
+            Kind::MisereGenus => &[8],
+            Kind::MisereLongGenera => &[4],
         }
     }
 }

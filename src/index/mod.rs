@@ -102,6 +102,7 @@ mod tests {
             levels: Some(levels),
             outcomes: (0, 0, 0),
             plays,
+            genus: true,
             play_outcomes: &[],
         };
         writer.case(&case).expect("case");
@@ -130,6 +131,7 @@ mod tests {
     fn kept_plays_read_back_in_every_width() {
         use crate::eval::Values;
         use crate::graph::{Csr, GameGraph};
+        use crate::play::genus::{Code, Genera};
         use crate::play::{Measures, Misere, Play};
         let graph = GameGraph::Chess(Csr::from_lists(&[vec![1u32], vec![], vec![]]).expect("csr"));
         let values = Values::from_vec(vec![1, 0, 0]);
@@ -137,15 +139,21 @@ mod tests {
             let plays = vec![
                 Measures::Remoteness(vec![1, 0, top]),
                 Measures::Suspense(vec![top, 0, 1]),
-                Measures::Misere(vec![
-                    Misere::new(top, None, false),
-                    Misere::new(1, Some(top.min(Misere::LARGEST_HEAP)), true),
-                    Misere::new(0, Some(1), true),
-                ]),
+                Measures::Misere(
+                    vec![
+                        Misere::new(top, None, false),
+                        Misere::new(1, Some(top.min(Misere::LARGEST_HEAP)), true),
+                        Misere::new(0, Some(1), true),
+                    ],
+                    Genera::new(
+                        vec![Code(1), Code::UNKNOWN, Code(0x2000_0000_0000_0003)],
+                        vec![vec![top, 5, 7].into()],
+                    ),
+                ),
             ];
             let out = one_case((&graph, &values, &[1, 0, 0]), &plays, false);
             let index = super::Index::open(&Input::from_bytes("<index>", out), true).expect("open");
-            let play = [Play::Conjunctive, Play::Continued, Play::Misere];
+            let play = [Play::Conjunctive, Play::Continued, Play::Misere { genus: true }];
             for (play, kept) in play.into_iter().zip(&plays) {
                 let read = index.measures(0, play).expect("read");
                 assert_eq!(read.as_ref(), Some(kept), "{play:?} up to {top}");

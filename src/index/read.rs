@@ -16,6 +16,7 @@ use crate::eval::Values;
 use crate::graph::{Csr, GameGraph, Offset, SumsGraph};
 use crate::io::input::Input;
 use crate::io::store::{Ints, Pinned, Plain, Store};
+use crate::play::genus::{Code, Genera};
 use crate::play::{Measures, Misere, Play};
 
 /// An index file, opened: its table read and checked; each case's arrays are checked when
@@ -265,13 +266,21 @@ impl Index {
             Play::Continued => {
                 numbers(Kind::Suspense)?.map(|s| Measures::Suspense(s.iter().collect()))
             }
-            Play::Misere => {
+            Play::Misere { .. } => {
                 let (Some(grundy), Some(heap), Some(tame)) = (
                     numbers(Kind::MisereGrundy)?,
                     numbers(Kind::MisereHeap)?,
                     numbers(Kind::MisereTame)?,
                 ) else {
                     return Ok(None);
+                };
+                let genus = match play.genus() {
+                    true => match self.genera(i)? {
+                        Some(genera) => Some(genera),
+                        // Kept without the genus: computed again, genus and all.
+                        None => return Ok(None),
+                    },
+                    false => None,
                 };
                 let none = top(heap.width());
                 let heap = |i: usize| Some(heap.get(i)).filter(|&h| h != none);
@@ -280,13 +289,46 @@ impl Index {
                     1 => Ok(true),
                     _ => Err(fail(format!("corrupt: {} not 0 or 1", Kind::MisereTame.name()))),
                 };
-                Some(Measures::Misere(
-                    (0..grundy.len())
-                        .map(|i| Ok(Misere::new(grundy.get(i), heap(i), flag(i)?)))
-                        .collect::<Result<_, Error>>()?,
-                ))
+                let numbers = (0..grundy.len())
+                    .map(|i| Ok(Misere::new(grundy.get(i), heap(i), flag(i)?)))
+                    .collect::<Result<_, Error>>()?;
+                Some(Measures::Misere(numbers, genus.unwrap_or_default()))
             }
         })
+    }
+
+    /// Case `i`'s misère genus codes and long prefixes, if kept (`index --play misere
+    /// --genus`): each code unknown, inline with no stray bits, or naming a long prefix there
+    /// is; each long prefix 2 entries or more; anything else refused as corrupt.
+    fn genera(&self, i: usize) -> Result<Option<Genera>, Error> {
+        let sections = &self.cases[i];
+        let (Some(codes), Some(long)) =
+            (sections.get(Kind::MisereGenus), sections.get(Kind::MisereLongGenera))
+        else {
+            return Ok(None);
+        };
+        let fail = |message: String| Error::Index {
+            path: self.name.clone(),
+            message: format!("case {}: {message}", i + 1),
+        };
+        let corrupt = |kind: Kind| fail(format!("corrupt: its {} do not check", kind.name()));
+        let words = self.checked::<u32>(long).map_err(fail)?;
+        let mut prefixes = Vec::new();
+        let mut rest = &words[..];
+        while let Some((&len, after)) = rest.split_first() {
+            let len = len as usize;
+            if len < 2 || len > after.len() {
+                return Err(corrupt(Kind::MisereLongGenera));
+            }
+            prefixes.push(after[..len].into());
+            rest = &after[len..];
+        }
+        let codes = self.checked::<u64>(codes).map_err(fail)?;
+        let codes: Vec<Code> = codes.iter().map(|&c| Code(c)).collect();
+        if !codes.iter().all(|c| c.is_valid(prefixes.len())) {
+            return Err(corrupt(Kind::MisereGenus));
+        }
+        Ok(Some(Genera::new(codes, prefixes)))
     }
 
     /// The outcomes of case `i`'s queries (from 0) under `play`, if `index --play` kept them:
@@ -305,7 +347,7 @@ impl Index {
         let code = format::play_code(play);
         let mut found = None;
         for play in words.chunks_exact(4) {
-            if play[0] > format::play_code(Play::Selective) {
+            if play[0] > format::LAST_PLAY_CODE {
                 return Err(corrupt());
             }
             if play[0] == code && found.replace([play[1], play[2], play[3]]).is_some() {
@@ -415,6 +457,7 @@ fn sections(table: &[u8], footer: &Footer, bytes: &[u8]) -> Result<Vec<Sections>
                 (Kind::MisereGrundy, misere),
                 (Kind::MisereHeap, misere),
                 (Kind::MisereTame, misere && entries[Kind::MisereTame as usize].is_some()),
+                (Kind::MisereGenus, misere && entries[Kind::MisereGenus as usize].is_some()),
             ];
             let plays = plays.map(|(kind, kept)| (kind, kept.then_some(record.nodes)));
             for (kind, count) in counts.into_iter().chain(plays) {
@@ -424,6 +467,11 @@ fn sections(table: &[u8], footer: &Footer, bytes: &[u8]) -> Result<Vec<Sections>
                         kind.name()
                     )));
                 }
+            }
+            // The long genera go with the genus codes, and with them only.
+            let (codes, long) = (Kind::MisereGenus as usize, Kind::MisereLongGenera as usize);
+            if entries[codes].is_some() != entries[long].is_some() {
+                return Err(fail("its misère genus codes and long genera are not kept together"));
             }
             let wide = entries[Kind::Offsets as usize].is_some_and(|e| e.width == 8);
             if record.nodes > u32::MAX as u64

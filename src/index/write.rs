@@ -21,6 +21,8 @@ pub struct CaseParts<'a> {
     pub outcomes: (u64, u64, u64),
     /// The numbers of the plays asked for (`index --play`), kept beside the values.
     pub plays: &'a [Measures],
+    /// True when the misère numbers among them carry the genus (`--genus`): kept too.
+    pub genus: bool,
     /// The input's queries of the case under each of those plays: WIN, LOSE, UNDECIDED.
     pub play_outcomes: &'a [(Play, [u64; 3])],
 }
@@ -64,7 +66,7 @@ impl<'o, P: Put> Writer<'o, P> {
         let loopy = self.loopy.then_some(Values::INFINITE);
         self.narrowest(Kind::Values, || case.values.iter(), loopy)?;
         for measures in case.plays {
-            self.play(measures)?;
+            self.play(measures, case.genus)?;
         }
         if !case.play_outcomes.is_empty() {
             let words: Vec<u64> = case
@@ -113,12 +115,12 @@ impl<'o, P: Put> Writer<'o, P> {
     }
 
     /// The sections of one play's numbers.
-    fn play(&mut self, measures: &Measures) -> Result<(), IoError> {
+    fn play(&mut self, measures: &Measures, genus: bool) -> Result<(), IoError> {
         match measures {
             Measures::None => Ok(()),
             Measures::Remoteness(r) => self.narrowest(Kind::Remoteness, || r.iter().copied(), None),
             Measures::Suspense(s) => self.narrowest(Kind::Suspense, || s.iter().copied(), None),
-            Measures::Misere(m) => {
+            Measures::Misere(m, genera) => {
                 self.narrowest(Kind::MisereGrundy, || m.iter().map(|x| x.grundy()), None)?;
                 self.narrowest(
                     Kind::MisereHeap,
@@ -126,7 +128,18 @@ impl<'o, P: Put> Writer<'o, P> {
                     Some(NO_HEAP),
                 )?;
                 let tame: Vec<u8> = m.iter().map(|x| u8::from(x.tame())).collect();
-                self.section(Kind::MisereTame, &tame)
+                self.section(Kind::MisereTame, &tame)?;
+                if !genus {
+                    return Ok(());
+                }
+                let codes: Vec<u64> = genera.codes().iter().map(|c| c.0).collect();
+                self.section(Kind::MisereGenus, &codes)?;
+                let words: Vec<u32> = genera
+                    .long()
+                    .iter()
+                    .flat_map(|p| std::iter::once(p.len() as u32).chain(p.iter().copied()))
+                    .collect();
+                self.section(Kind::MisereLongGenera, &words)
             }
         }
     }

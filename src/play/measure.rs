@@ -17,18 +17,20 @@
 //! once more in the levels' order ([`Measures::of`]): the nodes of a wide level in parallel
 //! (their moves are in earlier levels), thin levels inline, as the Grundy evaluation does.
 //! Both compute each node's number with the same function ([`Fold::node`]). Memory: 4 bytes
-//! per node per number (misère: 8, the two numbers with the tame flag in the heap's top bit);
-//! along the search, the cells' upper halves (4 bytes a node), unpacked once it ends.
+//! per node per number (misère: 16, the two numbers with the tame flag in the heap's top bit
+//! and the genus's [`genus::Code`]); along the search, the cells' upper halves (4 bytes a
+//! node; misère: 12, in cells of 16), unpacked once it ends.
 
 use rayon::prelude::*;
 
-use crate::eval::search::{search_along, Along, Cyclic, Searched};
+use crate::eval::search::{search_along, Along, Cyclic, Number, Numbers, Searched};
 use crate::eval::Values;
 use crate::exec::Exec;
 use crate::graph::{Csr, Offset};
 use crate::meter::Meter;
 use crate::order::{Level, Levels, INLINE_LEVEL};
 
+use super::genus::{self, Code, Genera, Long};
 use super::Play;
 
 /// The heap of a position that equals no nim heap by the misère mex rule, where numbers are
@@ -41,6 +43,13 @@ pub const NO_HEAP: u32 = u32::MAX;
 pub struct Misere {
     grundy: u32,
     heap_and_tame: u32,
+}
+
+/// A node's misère numbers and genus, as the genus's pass computes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct WithGenus {
+    misere: Misere,
+    genus: Code,
 }
 
 /// The tame bit of [`Misere::heap_and_tame`].
@@ -113,8 +122,8 @@ pub enum Measures {
     Remoteness(Vec<u32>),
     /// Continued play: each node's suspense.
     Suspense(Vec<u32>),
-    /// Misère play: each node's misère numbers.
-    Misere(Vec<Misere>),
+    /// Misère play: each node's misère numbers, and with the genus each node's genus.
+    Misere(Vec<Misere>, Genera),
 }
 
 impl Measures {
@@ -132,17 +141,31 @@ impl Measures {
                 Measures::Remoteness(levelwise(graph, values, levels, exec, Remote))
             }
             Play::Continued => Measures::Suspense(levelwise(graph, values, levels, exec, Suspend)),
-            Play::Misere => Measures::Misere(levelwise(graph, values, levels, exec, Lose)),
+            Play::Misere { genus: false } => {
+                Measures::Misere(levelwise(graph, values, levels, exec, Lose), Genera::default())
+            }
+            Play::Misere { genus: true } => {
+                let long = Long::default();
+                let both = levelwise(graph, values, levels, exec, Genus(&long));
+                let codes = both.iter().map(|b| b.genus).collect();
+                let misere = both.into_iter().map(|b| b.misere).collect();
+                Measures::Misere(misere, Genera::new(codes, long.into_inner()))
+            }
         }
     }
 
     /// The numbers of `play` that [`search`] took along, packed as its cells hold them.
-    pub fn unpacked(play: Play, numbers: Vec<u32>) -> Measures {
+    pub fn unpacked(play: Play, numbers: Numbers) -> Measures {
+        let Numbers { low, high, lists } = numbers;
         match play {
             Play::Normal | Play::Selective => Measures::None,
-            Play::Conjunctive => Measures::Remoteness(numbers),
-            Play::Continued => Measures::Suspense(numbers),
-            Play::Misere => Measures::Misere(numbers.into_iter().map(Lose::unpack).collect()),
+            Play::Conjunctive => Measures::Remoteness(low),
+            Play::Continued => Measures::Suspense(low),
+            Play::Misere { genus } => {
+                let m = low.into_iter().map(|low| Lose::unpack(Number { low, high: 0 })).collect();
+                let codes = if genus { high.into_iter().map(Code).collect() } else { Vec::new() };
+                Measures::Misere(m, Genera::new(codes, lists))
+            }
         }
     }
 }
@@ -161,7 +184,11 @@ pub fn search<O: Offset>(
         Play::Normal | Play::Selective => crate::eval::search(graph, levels, true, meter),
         Play::Conjunctive => search_along(graph, true, true, &InCells(Remote), meter),
         Play::Continued => search_along(graph, true, true, &InCells(Suspend), meter),
-        Play::Misere => search_along(graph, true, true, &InCells(Lose), meter),
+        Play::Misere { genus: false } => search_along(graph, true, true, &InCells(Lose), meter),
+        Play::Misere { genus: true } => {
+            let long = Long::default();
+            search_along(graph, true, true, &InCells(Genus(&long)), meter)
+        }
     }
 }
 
@@ -169,6 +196,8 @@ pub fn search<O: Offset>(
 trait Fold: Sync {
     /// The number.
     type N: Copy + Default + Send + Sync;
+    /// True when [`Fold::pack`] needs the high bits of a [`Number`].
+    const WIDE: bool = false;
     /// The number of `v`, whose Grundy value is `value`, from the numbers of the nodes it
     /// reaches (`number(w)`).
     fn node<O: Offset>(
@@ -178,11 +207,15 @@ trait Fold: Sync {
         value: u32,
         number: impl Fn(u32) -> Self::N,
     ) -> Self::N;
-    /// The number in a search cell's upper half, below [`Along::LIMIT`], for a graph whose
+    /// The number in a search cell, its low bits below [`Along::LIMIT`], for a graph whose
     /// values fit a byte (so its out-degrees are below 255).
-    fn pack(n: Self::N) -> u32;
+    fn pack(n: Self::N) -> Number;
     /// The number [`Fold::pack`] packed.
-    fn unpack(packed: u32) -> Self::N;
+    fn unpack(packed: Number) -> Self::N;
+    /// The lists the numbers refer to, taken once all are computed.
+    fn lists(&self) -> Vec<Box<[u32]>> {
+        Vec::new()
+    }
 }
 
 /// Remoteness ([`remoteness`]).
@@ -191,20 +224,29 @@ struct Remote;
 struct Suspend;
 /// Misère numbers ([`misere`]).
 struct Lose;
+/// Misère numbers and the genus ([`genus_of`]), keeping the long prefixes in a list; packed
+/// wide, the genus's code in the high bits.
+struct Genus<'a>(&'a Long);
 
 /// A [`Fold`] taken along the search, packed in its cells.
 struct InCells<F>(F);
 
 impl<F: Fold> Along for InCells<F> {
+    const WIDE: bool = F::WIDE;
+
     #[inline]
-    fn number<O: Offset, N: Fn(u32) -> u32>(
+    fn number<O: Offset, N: Fn(u32) -> Number>(
         &self,
         graph: &Csr<O>,
         v: u32,
         value: u32,
         number: N,
-    ) -> u32 {
+    ) -> Number {
         F::pack(self.0.node(graph, v, value, |w| F::unpack(number(w))))
+    }
+
+    fn lists(&self) -> Vec<Box<[u32]>> {
+        self.0.lists()
     }
 }
 
@@ -216,12 +258,12 @@ impl Fold for Remote {
     }
     /// A remoteness is at most the node's level, below 2^24 in a search cell.
     #[inline]
-    fn pack(n: u32) -> u32 {
-        n
+    fn pack(n: u32) -> Number {
+        Number { low: n, high: 0 }
     }
     #[inline]
-    fn unpack(packed: u32) -> u32 {
-        packed
+    fn unpack(packed: Number) -> u32 {
+        packed.low
     }
 }
 
@@ -233,12 +275,12 @@ impl Fold for Suspend {
     }
     /// A suspense is at most the node's level, below 2^24 in a search cell.
     #[inline]
-    fn pack(n: u32) -> u32 {
-        n
+    fn pack(n: u32) -> Number {
+        Number { low: n, high: 0 }
     }
     #[inline]
-    fn unpack(packed: u32) -> u32 {
-        packed
+    fn unpack(packed: Number) -> u32 {
+        packed.low
     }
 }
 
@@ -260,15 +302,46 @@ impl Fold for Lose {
     /// The misère Grundy value (at most the out-degree, or 1) in bits 0-7, the heap in bits
     /// 8-15 ([`PACKED_HEAPLESS`] for none), the tame flag in bit 16.
     #[inline]
-    fn pack(n: Misere) -> u32 {
+    fn pack(n: Misere) -> Number {
         let heap = n.heap().unwrap_or(PACKED_HEAPLESS);
-        n.grundy() | heap << 8 | u32::from(n.tame()) << 16
+        Number { low: n.grundy() | heap << 8 | u32::from(n.tame()) << 16, high: 0 }
     }
     #[inline]
-    fn unpack(packed: u32) -> Misere {
-        let heap = (packed >> 8) & 0xff;
+    fn unpack(packed: Number) -> Misere {
+        let low = packed.low;
+        let heap = (low >> 8) & 0xff;
         let heap = (heap != PACKED_HEAPLESS).then_some(heap);
-        Misere::new(packed & 0xff, heap, packed >> 16 & 1 == 1)
+        Misere::new(low & 0xff, heap, low >> 16 & 1 == 1)
+    }
+}
+
+impl Fold for Genus<'_> {
+    type N = WithGenus;
+    const WIDE: bool = true;
+    #[inline]
+    fn node<O: Offset>(
+        &self,
+        graph: &Csr<O>,
+        v: u32,
+        value: u32,
+        number: impl Fn(u32) -> WithGenus,
+    ) -> WithGenus {
+        let misere = misere(graph, v, value, |w| number(w).misere);
+        let moves = graph.successors(v).iter().map(|&w| number(w));
+        let genus = genus_of(moves.map(|n| (n.misere.grundy, n.genus)), self.0);
+        WithGenus { misere, genus }
+    }
+    /// [`Lose::pack`], and the genus's code in the high bits.
+    #[inline]
+    fn pack(n: WithGenus) -> Number {
+        Number { high: n.genus.0, ..Lose::pack(n.misere) }
+    }
+    #[inline]
+    fn unpack(packed: Number) -> WithGenus {
+        WithGenus { misere: Lose::unpack(packed), genus: Code(packed.high) }
+    }
+    fn lists(&self) -> Vec<Box<[u32]>> {
+        self.0.take()
     }
 }
 
@@ -358,15 +431,39 @@ fn misere<O: Offset>(graph: &Csr<O>, v: u32, value: u32, number: impl Fn(u32) ->
     Misere::new(grundy, heap, tame && Misere::tame_genus(value, grundy))
 }
 
+/// The genus code of a position whose moves' `(γ0, code)`s are `moves` ([`genus`]): from
+/// the codes in place while all are in place (the common case), else from copies of the
+/// moves' prefixes; unknown when a move's is.
+fn genus_of(moves: impl Iterator<Item = (u32, Code)> + Clone, long: &Long) -> Code {
+    if let Some(code) = genus::settle_codes(moves.clone(), long) {
+        return code;
+    }
+    let mut prefix = Vec::new();
+    let mut prefixes = Vec::new();
+    for (gamma0, code) in moves {
+        if !code.is_known() {
+            return Code::UNKNOWN;
+        }
+        long.prefix(code, gamma0, &mut prefix);
+        prefixes.push(prefix.clone());
+    }
+    let len = |k: usize| prefixes[k].len();
+    let mut out = Vec::new();
+    match genus::settle(prefixes.len(), len, |k, n| genus::at(&prefixes[k], n), &mut out) {
+        true => Code::of(&out, long),
+        false => Code::UNKNOWN,
+    }
+}
+
 /// The values a node's moves take, for their mex: a bit mask below 64, a list above.
 #[derive(Default)]
-struct Marks {
+pub(super) struct Marks {
     low: u64,
     high: Vec<u32>,
 }
 
 impl Marks {
-    fn mark(&mut self, x: u32) {
+    pub(super) fn mark(&mut self, x: u32) {
         if x < 64 {
             self.low |= 1 << x;
         } else {
@@ -374,7 +471,7 @@ impl Marks {
         }
     }
 
-    fn mex(mut self) -> u32 {
+    pub(super) fn mex(mut self) -> u32 {
         let low = (!self.low).trailing_zeros();
         if low < 64 {
             return low;
@@ -472,8 +569,8 @@ mod tests {
         let levels = crate::order::levels(&graph, &()).expect("acyclic");
         let values = Values::from_vec(vec![0, 1, 2, 3, 0, 2, 1]);
         for exec in [Exec::Sequential, Exec::Rayon { chunk_bytes: 1 << 20 }] {
-            let of = Measures::of(Play::Misere, (&graph, &values), &levels, exec);
-            let Measures::Misere(m) = of else {
+            let of = Measures::of(Play::Misere { genus: true }, (&graph, &values), &levels, exec);
+            let Measures::Misere(m, _) = of else {
                 panic!("misère numbers");
             };
             let heaps: Vec<u32> = m.iter().map(|x| x.heap_or_none()).collect();
@@ -513,7 +610,12 @@ mod tests {
                 .collect();
             let graph = Csr::<u32>::from_lists(&lists).expect("lists");
             let levels = crate::order::levels(&graph, &()).expect("acyclic");
-            for play in [Play::Conjunctive, Play::Continued, Play::Misere] {
+            for play in [
+                Play::Conjunctive,
+                Play::Continued,
+                Play::Misere { genus: false },
+                Play::Misere { genus: true },
+            ] {
                 for pool in &pools {
                     let found = pool.install(|| search(play, &graph, true, &())).expect("acyclic");
                     let want =

@@ -6,6 +6,7 @@
 //! from its moves' numbers, sinks first, as the Grundy value is. A sum is then decided from its
 //! tokens' numbers alone ([`sums`]), with a winning move for each WIN.
 
+pub mod genus;
 pub mod measure;
 pub mod sums;
 
@@ -18,8 +19,13 @@ pub enum Play {
     /// A move moves one token; the last to move wins (Sprague-Grundy).
     #[default]
     Normal,
-    /// A move moves one token; the last to move loses.
-    Misere,
+    /// A move moves one token; the last to move loses. With `genus`, each node's genus is
+    /// computed too ([`genus`]): a column of its own, and more sums decided (one token of any
+    /// kind among tokens equal to heaps `*0` to `*3`), at a cost (BENCHMARKS.md).
+    Misere {
+        /// Conway's genus of every node, beyond its misère Grundy value.
+        genus: bool,
+    },
     /// A move moves every token; the game ends as soon as one token cannot move (remoteness).
     Conjunctive,
     /// A move moves every token that can move; the game ends when none can (suspense).
@@ -33,10 +39,15 @@ impl Play {
     pub fn name(self) -> &'static str {
         match self {
             Play::Normal => "normal",
-            Play::Misere => "misere",
+            Play::Misere { .. } => "misere",
             Play::Conjunctive => "conjunctive",
             Play::Continued => "continued",
             Play::Selective => "selective",
         }
+    }
+
+    /// True for misère play with the genus ([`Play::Misere`]).
+    pub fn genus(self) -> bool {
+        matches!(self, Play::Misere { genus: true })
     }
 }

@@ -10,9 +10,11 @@
 //!   suspense) drops to an even one and no other passes it.
 //! - misère: tokens equal to `*0` change no outcome and are dropped; one token left is
 //!   decided by its misère Grundy value; tokens that are each a nim heap or tame
-//!   ([`Misere::tame`]) follow the tame rule (below); any other sum is UNDECIDED, with the
-//!   reason, never guessed. A winning move is the first move of one token (in query order,
-//!   then move order) after which the sum is decided a LOSE.
+//!   ([`Misere::tame`]) follow the tame rule (below); with the genus ([`super::genus`]), one
+//!   token of any kind among tokens equal to heaps `*1`, `*2` and `*3` follows the genus rule
+//!   (below); any other sum is UNDECIDED, with the reason, never guessed. A winning move is
+//!   the first move of one token (in query order, then move order) after which the sum is
+//!   decided a LOSE.
 //!
 //! The tame rule (Winning Ways, chapter 13), with each token's normal value `g` (a heap's
 //! own size for a token equal to a heap) and misère value `m`: a token is *fickle* when
@@ -32,11 +34,20 @@
 //! non-sink token flips its `g`, or, all fickle tokens sinks, `F` is (`1`, `1`) and moves to
 //! misère value 0.
 //!
+//! The genus rule: `G + a·*1 + b·*2 + c·*3` has misère Grundy value `γ(b+c)(G) ^ ((a+c) & 1)`,
+//! so it is a WIN exactly when that is not 0. A token on a position equal to a heap (by the
+//! mex rule: equality in misère play, so in every sum) is replaced by the heap; `*3 = *2 + *1`
+//! (the options of `*2 + *1` are `*1 + *1`, which is `*0` by the mex rule, `*1` and `*2`, all
+//! heaps with a `*0` among them, so it equals `*mex = *3`); adding `*1` flips the last bit of
+//! a misère Grundy value (proved in [`super::genus`]), and `*1 + *1 = *0`; and `G + n·*2` has
+//! value `γn(G)` by the genus's definition.
+//!
 //! An empty sum has no move: a LOSE, but in misère play, where it is a WIN.
 
 use crate::eval::Values;
 use crate::graph::{Csr, Offset};
 
+use super::genus::Genera;
 use super::measure::{Measures, Misere};
 use super::Play;
 
@@ -72,6 +83,11 @@ impl Verdict {
 
 /// Why a misère sum is not decided.
 pub const WILD: &str = "two or more tokens not equal to *0, not all nim heaps or tame";
+/// Why a misère sum the genus rule would take is not decided without the genus.
+pub const NEEDS_GENUS: &str =
+    "one wild token among heaps *1 to *3: decided with --genus (Conway's genus)";
+/// Why a misère sum the genus rule takes is not decided: its wild token's genus is not known.
+pub const GENUS_UNKNOWN: &str = "one wild token among heaps *1 to *3, whose genus is not known";
 
 /// A sum decided, and for a WIN the move: `(from, to)` of each token it moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +130,9 @@ pub fn answer<O: Offset>(
                 positions.iter().copied().filter(|&p| s[p as usize] > 0).collect();
             every_token(graph, win, &movable, s)
         }
-        (Play::Misere, Measures::Misere(m)) => misere_answer(graph, (m, values), positions),
+        (Play::Misere { genus }, Measures::Misere(m, genera)) => {
+            misere_answer(graph, (m, genera, genus), values, positions)
+        }
         (play, _) => unreachable!("{} play without its measures", play.name()),
     }
 }
@@ -137,10 +155,15 @@ fn first_move<O: Offset>(graph: &Csr<O>, p: u32, want: &dyn Fn(u32) -> bool) -> 
     graph.successors(p).iter().copied().find(|&s| want(s)).map(|s| (p, s))
 }
 
+/// The misère numbers of a case's nodes ([`Measures::Misere`]): each node's, the genus
+/// prefixes too long for them, and whether the genus was computed.
+type MisereNumbers<'a> = (&'a [Misere], &'a Genera, bool);
+
 /// Who wins a misère sum, where the theory decides it, from the tokens' misère `numbers` and
 /// normal-play `values`.
-pub fn misere_verdict(numbers: &[Misere], values: &Values, positions: &[u32]) -> Verdict {
-    let number = |p: u32| numbers[p as usize];
+pub fn misere_verdict(numbers: MisereNumbers, values: &Values, positions: &[u32]) -> Verdict {
+    let (misere, _, _) = numbers;
+    let number = |p: u32| misere[p as usize];
     let mut live = positions.iter().copied().filter(|&p| number(p).heap() != Some(0));
     let Some(first) = live.next() else { return Verdict::Win };
     let Some(second) = live.next() else { return Verdict::of(number(first).grundy() != 0) };
@@ -148,7 +171,7 @@ pub fn misere_verdict(numbers: &[Misere], values: &Values, positions: &[u32]) ->
     for p in [first, second].into_iter().chain(live) {
         let m = number(p);
         let g = match (m.heap(), m.tame()) {
-            (None, false) => return Verdict::Undecided(WILD),
+            (None, false) => return genus_verdict(numbers, positions),
             (None, true) => values.get(p),
             (Some(heap), _) => heap,
         };
@@ -158,10 +181,37 @@ pub fn misere_verdict(numbers: &[Misere], values: &Values, positions: &[u32]) ->
     Verdict::of(if firm { nim != 0 } else { nim != 1 })
 }
 
+/// The genus rule (module docs) for a sum of two or more tokens not equal to `*0`: decided
+/// when all but one equal heaps `*1` to `*3` and that one's genus is known.
+fn genus_verdict((misere, genera, genus): MisereNumbers, positions: &[u32]) -> Verdict {
+    let (mut wild, mut ones, mut twos) = (None, 0usize, 0usize);
+    for &p in positions {
+        match misere[p as usize].heap() {
+            Some(0) => {}
+            Some(1) => ones += 1,
+            Some(2) => twos += 1,
+            Some(3) => (ones, twos) = (ones + 1, twos + 1),
+            _ if wild.is_none() => wild = Some(p),
+            _ => return Verdict::Undecided(WILD),
+        }
+    }
+    // All heaps of 3 or less: the tame rule decides such a sum before this one is asked.
+    let Some(wild) = wild else { return Verdict::Undecided(WILD) };
+    if !genus {
+        return Verdict::Undecided(NEEDS_GENUS);
+    }
+    let mut prefix = Vec::new();
+    if !genera.prefix(wild, misere[wild as usize].grundy(), &mut prefix) {
+        return Verdict::Undecided(GENUS_UNKNOWN);
+    }
+    Verdict::of(super::genus::at(&prefix, twos) ^ (ones as u32 & 1) != 0)
+}
+
 /// A misère sum's answer: its verdict, and for a WIN the first one-token move to a LOSE.
 fn misere_answer<O: Offset>(
     graph: &Csr<O>,
-    (numbers, values): (&[Misere], &Values),
+    numbers: MisereNumbers,
+    values: &Values,
     positions: &[u32],
 ) -> Answer {
     let verdict = misere_verdict(numbers, values, positions);

@@ -241,7 +241,7 @@ fn schema(table: Table) -> SchemaRef {
             .map(|name| match name {
                 "query" => Field::new(name, DataType::UInt64, false),
                 "positions" => Field::new(name, list_type(), false),
-                "move_from" | "move_to" => Field::new(name, list_type(), true),
+                "move_from" | "move_to" | "misere_genus" => Field::new(name, list_type(), true),
                 "result" | "misere_outcome" => Field::new(name, word_type(), false),
                 "reason" => Field::new(name, DataType::Utf8, true),
                 "misere_heap" => u32_field(name, true),
@@ -546,6 +546,10 @@ pub struct PlayColumns {
     misere_heap: Vec<u32>,
     /// The node equals a misère nim heap (else `misere_heap` is null).
     heap_known: Vec<bool>,
+    /// With `--genus`: each node's genus prefix, as a list (null where not known).
+    genus_known: Vec<bool>,
+    genus_lengths: Vec<u32>,
+    genus: Vec<u32>,
     /// Query rows.
     query: Vec<u64>,
     position_lengths: Vec<u32>,
@@ -573,6 +577,9 @@ impl Piece for PlayColumns {
         self.misere_grundy.extend_from_slice(&other.misere_grundy);
         self.misere_heap.extend_from_slice(&other.misere_heap);
         self.heap_known.extend_from_slice(&other.heap_known);
+        self.genus_known.extend_from_slice(&other.genus_known);
+        self.genus_lengths.extend_from_slice(&other.genus_lengths);
+        self.genus.extend_from_slice(&other.genus);
         self.query.extend_from_slice(&other.query);
         self.position_lengths.extend_from_slice(&other.position_lengths);
         self.positions.extend_from_slice(&other.positions);
@@ -596,6 +603,9 @@ impl Piece for PlayColumns {
         self.misere_grundy.clear();
         self.misere_heap.clear();
         self.heap_known.clear();
+        self.genus_known.clear();
+        self.genus_lengths.clear();
+        self.genus.clear();
         self.query.clear();
         self.position_lengths.clear();
         self.positions.clear();
@@ -609,12 +619,12 @@ impl Piece for PlayColumns {
 
     fn bytes(&self) -> usize {
         // Every row's fixed columns (at most 40 bytes) and the lists' ids.
-        self.rows * 40 + 4 * (self.positions.len() + 2 * self.move_from.len())
+        self.rows * 40 + 4 * (self.positions.len() + 2 * self.move_from.len() + self.genus.len())
     }
 }
 
 impl PlayPiece for PlayColumns {
-    fn play_value_row(&mut self, case: u64, node: [u32; 4], numbers: PlayNumbers) {
+    fn play_value_row(&mut self, case: u64, node: [u32; 4], numbers: PlayNumbers<'_>) {
         let [node, grundy, level, degree] = node;
         self.rows += 1;
         self.case.push(case);
@@ -625,7 +635,13 @@ impl PlayPiece for PlayColumns {
         match numbers {
             PlayNumbers::None => {}
             PlayNumbers::Count(count) => self.count.push(count),
-            PlayNumbers::Misere { grundy, heap } => {
+            PlayNumbers::Misere { grundy, heap, genus } => {
+                if let Some(genus) = genus {
+                    let prefix = genus.unwrap_or_default();
+                    self.genus_known.push(genus.is_some());
+                    self.genus_lengths.push(prefix.len() as u32);
+                    self.genus.extend_from_slice(prefix);
+                }
                 self.misere_outcome.push(verdict_key(if grundy == 0 {
                     Verdict::Lose
                 } else {
@@ -672,6 +688,9 @@ impl PlayColumns {
                 "misere_outcome" => words_of(self.misere_outcome.clone(), &PLAY_WORDS)?,
                 "misere_grundy" => u32s(self.misere_grundy.clone()),
                 "misere_heap" => u32s_valid(self.misere_heap.clone(), &self.heap_known),
+                "misere_genus" => {
+                    lists(&self.genus_lengths, self.genus.clone(), Some(&self.genus_known))?
+                }
                 "query" => Arc::new(UInt64Array::from(self.query.clone())),
                 "positions" => lists(&self.position_lengths, self.positions.clone(), None)?,
                 "result" => words_of(self.result.clone(), &PLAY_WORDS)?,

@@ -119,7 +119,7 @@ impl QueryPiece for Vec<u8> {
 /// A play's rows straight into bytes, as query rows are: their fields are digits, spaces,
 /// words and (a reason) text quoted when it needs to be.
 impl PlayPiece for Vec<u8> {
-    fn play_value_row(&mut self, case: u64, node: [u32; 4], numbers: PlayNumbers) {
+    fn play_value_row(&mut self, case: u64, node: [u32; 4], numbers: PlayNumbers<'_>) {
         let mut num = itoa::Buffer::new();
         self.extend_from_slice(num.format(case).as_bytes());
         for x in node {
@@ -132,12 +132,16 @@ impl PlayPiece for Vec<u8> {
                 self.push(b',');
                 self.extend_from_slice(num.format(count).as_bytes());
             }
-            PlayNumbers::Misere { grundy, heap } => {
+            PlayNumbers::Misere { grundy, heap, genus } => {
                 self.extend_from_slice(if grundy == 0 { b",LOSE," } else { b",WIN," });
                 self.extend_from_slice(num.format(grundy).as_bytes());
                 self.push(b',');
                 if let Some(heap) = heap {
                     self.extend_from_slice(num.format(heap).as_bytes());
+                }
+                if let Some(genus) = genus {
+                    self.push(b',');
+                    push_list(self, genus.unwrap_or_default());
                 }
             }
         }

@@ -50,7 +50,10 @@ pub fn play_value_columns(play: Play) -> &'static [&'static str] {
         Play::Normal | Play::Selective => &[],
         Play::Conjunctive => &["remoteness"],
         Play::Continued => &["suspense"],
-        Play::Misere => &["misere_outcome", "misere_grundy", "misere_heap"],
+        Play::Misere { genus: false } => &["misere_outcome", "misere_grundy", "misere_heap"],
+        Play::Misere { genus: true } => {
+            &["misere_outcome", "misere_grundy", "misere_heap", "misere_genus"]
+        }
     }
 }
 
@@ -139,7 +142,7 @@ pub trait QueryPiece: Piece {
 
 /// A play's numbers of one node, as `values --play` shows them after the node's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlayNumbers {
+pub enum PlayNumbers<'a> {
     /// Normal and selective play: none.
     None,
     /// Conjunctive play's remoteness, or continued play's suspense.
@@ -151,6 +154,9 @@ pub enum PlayNumbers {
         grundy: u32,
         /// The misère nim heap, `None` when the node equals none.
         heap: Option<u32>,
+        /// With the genus (`--genus`): its prefix ([`crate::play::genus`]), `None` when not
+        /// known; `None` without the genus.
+        genus: Option<Option<&'a [u32]>>,
     },
 }
 
@@ -159,7 +165,7 @@ pub enum PlayNumbers {
 pub trait PlayPiece: Piece {
     /// Appends the `values --play` row of a node of `case`: `node` is `[node, grundy, level,
     /// out_degree]`, then the play's `numbers`.
-    fn play_value_row(&mut self, case: u64, node: [u32; 4], numbers: PlayNumbers);
+    fn play_value_row(&mut self, case: u64, node: [u32; 4], numbers: PlayNumbers<'_>);
 
     /// Appends the row of the query `(case, number)` on `positions`, decided as `answer`.
     fn play_query_row(&mut self, at: (u64, u64), positions: &[u32], answer: &Answer);

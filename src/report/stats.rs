@@ -107,10 +107,10 @@ impl PlayStats {
         let number = match play {
             Play::Conjunctive => Some("remoteness"),
             Play::Continued => Some("suspense"),
-            Play::Misere => Some("misere_grundy"),
+            Play::Misere { .. } => Some("misere_grundy"),
             Play::Normal | Play::Selective => None,
         };
-        let misere_heaps = (play == Play::Misere).then_some(0);
+        let misere_heaps = matches!(play, Play::Misere { .. }).then_some(0);
         PlayStats { play: play.name(), number, misere_heaps, ..PlayStats::default() }
     }
 
@@ -128,7 +128,7 @@ impl PlayStats {
             Measures::Remoteness(r) | Measures::Suspense(r) => {
                 stats.histogram = histogram(r.iter().copied());
             }
-            Measures::Misere(m) => {
+            Measures::Misere(m, _) => {
                 stats.histogram = histogram(m.iter().map(|x| x.grundy()));
                 stats.misere_heaps = Some(m.iter().filter(|x| x.heap().is_some()).count() as u64);
             }

@@ -42,6 +42,7 @@ TYPES = {
     "misere_outcome": (WORDS, False),
     "misere_grundy": (U32, False),
     "misere_heap": (U32, True),
+    "misere_genus": (IDS, True),
     "reason": (pa.string(), True),
 }
 
@@ -142,6 +143,7 @@ RUNS = {
     "values-conjunctive": ["values", "{cases.txt}", "--play", "conjunctive", "-o", "OUT"],
     "values-continued": ["values", "{cases.txt}", "--play", "continued", "-o", "OUT"],
     "values-misere": ["values", "{cases.txt}", "--play", "misere", "-o", "OUT"],
+    "values-misere-genus": ["values", "{cases.txt}", "--play", "misere", "--genus", "-o", "OUT"],
     "query-misere": ["query", "{graph.txt}", "{queries.txt}", "--play", "misere", "-o", "OUT"],
     "solve-report-conjunctive": ["solve", "{cases.txt}", "--play", "conjunctive", "--report", "OUT"],
 }

@@ -14,9 +14,13 @@ pub fn run(args: &IndexArgs, config: &Config) -> Result<(), Error> {
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, false)?;
     for &play in &args.play {
-        super::check_play(play, (args.loopy, format, false))?;
+        let genus = args.genus && play == crate::app::cli::PlayName::Misere;
+        super::check_play((play, genus), (args.loopy, format, false))?;
     }
-    let plays: Vec<Play> = args.play.iter().map(|&p| p.into()).collect();
+    if args.genus && !args.play.contains(&crate::app::cli::PlayName::Misere) {
+        return Err(Error::Usage("--genus goes with --play misere".into()));
+    }
+    let plays: Vec<Play> = args.play.iter().map(|&p| p.play(args.genus)).collect();
     let output = Some(args.output.as_path());
     super::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     let progress = Progress::new(config.progress);

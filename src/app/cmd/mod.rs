@@ -180,16 +180,19 @@ pub fn rows_format(
 }
 
 /// What `--play` other than normal is not combined with: `--loopy`, the sums format and a
-/// cluster.
+/// cluster; and `--genus` goes with misère play only.
 pub fn check_play(
-    play: crate::app::cli::PlayName,
+    (play, genus): (crate::app::cli::PlayName, bool),
     (loopy, format, on_cluster): (bool, grundy::Format, bool),
 ) -> Result<(), Error> {
     use crate::app::cli::PlayName;
+    if genus && play != PlayName::Misere {
+        return Err(Error::Usage("--genus goes with --play misere".into()));
+    }
     if play == PlayName::Normal {
         return Ok(());
     }
-    let name = grundy::play::Play::from(play).name();
+    let name = play.play(genus).name();
     let refused = if loopy {
         "--loopy: loopy games are played normally only"
     } else if format == grundy::Format::Sums {

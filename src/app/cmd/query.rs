@@ -18,7 +18,7 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let index = super::open_index(&graph_input, &args.format, args.loopy, &args.index)?;
     let queries_input = super::open_text(args.queries.as_deref())?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    let play = grundy::play::Play::from(args.play);
+    let play = args.play.play(args.genus);
     if play != grundy::play::Play::Normal {
         super::check_play_index(play, index.as_ref())?;
     }
@@ -59,7 +59,7 @@ fn check(args: &QueryArgs, on_cluster: bool) -> Result<(grundy::Format, Columns)
         )));
     }
     super::check_loopy(args.loopy, format, on_cluster)?;
-    super::check_play(args.play, (args.loopy, format, on_cluster))?;
+    super::check_play((args.play, args.genus), (args.loopy, format, on_cluster))?;
     if args.play != crate::app::cli::PlayName::Normal && args.columns.is_some() {
         return Err(Error::Usage(
             "--columns chooses normal play's columns: not with --play".into(),

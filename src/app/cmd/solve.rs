@@ -33,7 +33,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
         Some(expected) => Sink::check(Input::open(Some(expected))?),
         None => Sink::open_beside(args.output.as_deref(), &progress)?,
     };
-    let play = grundy::play::Play::from(args.play);
+    let play = args.play.play(args.genus);
     let how = (config.exec, format, args.loopy);
     let played = (config.exec, format, play);
     match report.as_mut() {
@@ -72,7 +72,7 @@ fn check(args: &SolveArgs, on_cluster: bool) -> Result<grundy::Format, Error> {
         ));
     }
     super::check_loopy(args.loopy, format, on_cluster)?;
-    super::check_play(args.play, (args.loopy, format, on_cluster))?;
+    super::check_play((args.play, args.genus), (args.loopy, format, on_cluster))?;
     crate::app::cmd::refuse_clobbering(
         &[("FILE", args.file.as_deref()), ("--check", args.check.as_deref())],
         &[("-o", args.output.as_deref()), ("--report", args.report.as_deref())],

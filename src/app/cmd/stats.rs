@@ -17,8 +17,8 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     let started = Instant::now();
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, false)?;
-    super::check_play(args.play, (args.loopy, format, false))?;
-    let play = grundy::play::Play::from(args.play);
+    super::check_play((args.play, args.genus), (args.loopy, format, false))?;
+    let play = args.play.play(args.genus);
     let progress = Progress::new(config.progress);
     let input = super::open_text(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;

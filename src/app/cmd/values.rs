@@ -17,7 +17,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let input = super::open_text(args.file.as_deref())?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
-    let play = grundy::play::Play::from(args.play);
+    let play = args.play.play(args.genus);
     if play != grundy::play::Play::Normal {
         super::check_play_index(play, index.as_ref())?;
     }
@@ -40,7 +40,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
 fn check(args: &ValuesArgs, on_cluster: bool) -> Result<grundy::Format, Error> {
     let format = config::format(&args.format)?;
     super::check_loopy(args.loopy, format, on_cluster)?;
-    super::check_play(args.play, (args.loopy, format, on_cluster))?;
+    super::check_play((args.play, args.genus), (args.loopy, format, on_cluster))?;
     let output = args.output.as_deref();
     crate::app::cmd::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     Ok(format)

@@ -1,0 +1,454 @@
+//! Conway's genus of a position (On Numbers and Games, chapter 12; Winning Ways, chapter 13):
+//! `g^(γ0 γ1 γ2 ...)`, where `g` is the normal-play Grundy value and `γn` the misère Grundy
+//! value of the position plus `n` nim heaps of size 2 (`γ0`, the position's own, is 0
+//! exactly when its player to move loses). The sequence ends alternating between two numbers
+//! for ever, so it is written up to the first two of them (a sink is `0^(1 2 0)`, `*1` is
+//! `1^(0 3 1)`, `*2` is `2^(2 0)`): the *prefix*, of two entries or more.
+//!
+//! Computed from the moves' prefixes, sinks first, by one recursion: adding `*1` to any
+//! position flips the last bit of its misère Grundy value (the options of `X + *1` are the
+//! `X' + *1`, values `γ(X') ^ 1` by induction, and `X`, value `a = γ(X)`; the mex of those is
+//! `a ^ 1`, for `a` even and odd alike; a sink plus `*1` is `*1`, value 0), so the options of
+//! `G + n·*2` (`G' + n·*2`, `G + (n-1)·*2 + *1` and `G + (n-1)·*2`) give
+//!
+//! `γn(G) = mex({γn(G') : G' a move of G} ∪ {γ(n-1)(G), γ(n-1)(G) ^ 1})` for `n >= 1`,
+//!
+//! and `γ0(G)` is 1 for a sink, else the mex of the moves' `γ0`. Once every move's sequence
+//! alternates (from `P`, the longest move prefix, or 2), each `γn` depends on `γ(n-1)` and on
+//! `n`'s parity alone, so a `γk = γ(k-2)` with `k >= P` makes the rest alternate (induction on
+//! `n`: `γ(n+1)` is computed from the same set and the same `γ` as `γ(n-1)`). The prefix ends
+//! where the alternation begins.
+//!
+//! Kept in 8 bytes a node ([`Code`]): up to 15 entries after `γ0` (which the misère numbers
+//! keep already) in 4-bit nibbles while each is below 16, else in a list of its own; a
+//! sequence that has not settled [`SETTLE_STEPS`] entries past its moves' prefixes is not
+//! followed further (its genus, and its predecessors', is then unknown: only a sum it would
+//! decide goes undecided).
+
+use std::sync::Mutex;
+
+use super::measure::Marks;
+
+/// Entries past the moves' longest prefix a genus is followed for before it is called
+/// unknown: the recursion settles within a few (each step past it maps one pair of numbers
+/// `{2k, 2k+1}` to another, and there are no more pairs than moves), so this is a bound
+/// against the unforeseen, not a cut that random graphs meet.
+pub const SETTLE_STEPS: usize = 64;
+
+/// `γn` of a genus `prefix` (its last two entries repeat for ever).
+#[inline]
+pub fn at(prefix: &[u32], n: usize) -> u32 {
+    let l = prefix.len();
+    if n < l {
+        prefix[n]
+    } else {
+        prefix[l - 2 + ((n - l) & 1)]
+    }
+}
+
+/// The genus prefix of a position with `moves` moves into `out`, from the moves' prefixes:
+/// move `k`'s has `len(k)` entries and `γn` `gamma(k, n)` (any `n`). False when it has not
+/// settled within [`SETTLE_STEPS`] (then `out` holds nothing of use).
+pub fn settle(
+    moves: usize,
+    len: impl Fn(usize) -> usize,
+    gamma: impl Fn(usize, usize) -> u32,
+    out: &mut Vec<u32>,
+) -> bool {
+    out.clear();
+    let p = (0..moves).map(len).max().unwrap_or(0).max(2);
+    for n in 0..p + SETTLE_STEPS {
+        let mut marks = Marks::default();
+        for k in 0..moves {
+            marks.mark(gamma(k, n));
+        }
+        let g = match n {
+            0 if moves == 0 => 1,
+            0 => marks.mex(),
+            _ => {
+                let before = out[n - 1];
+                marks.mark(before);
+                marks.mark(before ^ 1);
+                marks.mex()
+            }
+        };
+        out.push(g);
+        if n >= p && out[n] == out[n - 2] {
+            // Alternating from n - 2 on: back to where it began.
+            let mut a = n - 2;
+            while a > 0 && out[a + 1] == out[a - 1] {
+                a -= 1;
+            }
+            out.truncate(a + 2);
+            return true;
+        }
+    }
+    false
+}
+
+/// Entries a position's own sequence is followed for on the fast path ([`settle_codes`])
+/// before it hands over to [`settle`].
+const FAST_STEPS: usize = 48;
+
+/// [`settle`] for a position whose moves' prefixes are all in their codes, from the moves'
+/// `(γ0, code)`s: its code (unknown when a move's is, or when it does not settle); `None`
+/// when it cannot tell on this path (a move's prefix long, a `γ0` of 256 or more, or of 64 or
+/// more in a prefix of two; a sequence not settled within [`FAST_STEPS`]), and [`settle`]
+/// over copies of the prefixes takes it.
+///
+/// Each move adds its entries to one bit mask per step `n` (the moves' `γn` together): the
+/// entries before its last two one by one, and its last two once, by parity, into masks that
+/// hold from the step they start at on (`tails`: the last two repeat for ever). So a move of a
+/// short prefix costs a few word operations, however long its siblings' are.
+pub(super) fn settle_codes(moves: impl Iterator<Item = (u32, Code)>, long: &Long) -> Option<Code> {
+    let (mut p, mut any) = (2, false);
+    let mut zero = [0u64; 4];
+    // explicit[n]: entries n >= 1 of moves whose last two start after n; tails[e][q]: the
+    // last two of moves whose last two start at e, for the steps of parity q.
+    let mut explicit = [0u64; INLINE];
+    let mut tails = [[0u64; 2]; INLINE];
+    for (gamma0, code) in moves {
+        if !code.is_known() {
+            return Some(Code::UNKNOWN);
+        }
+        let l = code.inline_len();
+        if l == 0 || gamma0 >= 256 || (l == 2 && gamma0 >= 64) {
+            return None;
+        }
+        zero[gamma0 as usize >> 6] |= 1 << (gamma0 & 63);
+        p = p.max(l);
+        any = true;
+        let entry = |n: usize| match n {
+            0 => u64::from(gamma0),
+            _ => (code.0 >> (4 * (n - 1))) & 0xf,
+        };
+        let e = l - 2;
+        for (n, mask) in explicit.iter_mut().enumerate().take(e).skip(1) {
+            *mask |= 1 << entry(n);
+        }
+        tails[e][e & 1] |= 1 << entry(e);
+        tails[e][(e + 1) & 1] |= 1 << entry(e + 1);
+    }
+    let mut own = [0u8; FAST_STEPS];
+    own[0] = match any {
+        true => {
+            let free = zero.iter().position(|&w| w != u64::MAX).unwrap_or(4);
+            let mex = free * 64 + zero.get(free).map_or(0, |w| w.trailing_ones() as usize);
+            u8::try_from(mex).ok()?
+        }
+        false => 1,
+    };
+    let mut open = tails[0];
+    for n in 1..FAST_STEPS {
+        if n < INLINE {
+            open[0] |= tails[n][0];
+            open[1] |= tails[n][1];
+        }
+        let moves = open[n & 1] | explicit.get(n).copied().unwrap_or(0);
+        let before = u32::from(own[n - 1]);
+        let pair = if before < 64 { 3 << (before & !1) } else { 0 };
+        let mex = (moves | pair).trailing_ones();
+        own[n] = u8::try_from(mex).ok().filter(|&m| m < 64)?;
+        if n >= p && own[n] == own[n - 2] {
+            let mut a = n - 2;
+            while a > 0 && own[a + 1] == own[a - 1] {
+                a -= 1;
+            }
+            return Some(Code::of_bytes(&own[..a + 2], long));
+        }
+    }
+    None
+}
+
+/// A genus in 8 bytes, beside the `γ0` kept elsewhere: unknown (0); a prefix of 2 to 16
+/// entries whose entries after `γ0` are each below 16 (the top nibble holds the length less
+/// one, nibble `i` holds `γ(i+1)`); or, with the top nibble 0, 1 + the index of the prefix in
+/// a list of long ones ([`Long`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Code(pub u64);
+
+/// The most entries a [`Code`] holds in itself.
+const INLINE: usize = 16;
+
+impl Code {
+    /// The genus not known.
+    pub const UNKNOWN: Code = Code(0);
+
+    /// The code of `prefix` (whose `γ0` is kept elsewhere): in itself when it fits, else
+    /// pushed on `long`.
+    pub fn of(prefix: &[u32], long: &Long) -> Code {
+        let fits = (2..=INLINE).contains(&prefix.len()) && prefix[1..].iter().all(|&g| g < 16);
+        if !fits {
+            return Code(long.push(prefix));
+        }
+        let nibbles =
+            prefix[1..].iter().enumerate().fold(0u64, |w, (i, &g)| w | u64::from(g) << (4 * i));
+        Code(((prefix.len() as u64 - 1) << 60) | nibbles)
+    }
+
+    /// [`Code::of`] a prefix of bytes, with no list built for one that fits in itself.
+    fn of_bytes(prefix: &[u8], long: &Long) -> Code {
+        let fits = (2..=INLINE).contains(&prefix.len()) && prefix[1..].iter().all(|&g| g < 16);
+        if !fits {
+            return Code::of(&prefix.iter().map(|&g| u32::from(g)).collect::<Vec<u32>>(), long);
+        }
+        let nibbles =
+            prefix[1..].iter().enumerate().fold(0u64, |w, (i, &g)| w | u64::from(g) << (4 * i));
+        Code(((prefix.len() as u64 - 1) << 60) | nibbles)
+    }
+
+    /// True for a code that could have been made with `long` long prefixes: unknown, inline
+    /// with its unused nibbles 0, or naming one of them (a read index's codes are checked so).
+    pub fn is_valid(self, long: usize) -> bool {
+        match (self.inline_len(), self.long_index()) {
+            (0, None) => true,
+            (0, Some(i)) => i < long,
+            (l, _) => self.0 & ((1 << 60) - 1) >> (4 * (l - 1)) << (4 * (l - 1)) == 0,
+        }
+    }
+
+    /// True for a known genus.
+    #[inline]
+    pub fn is_known(self) -> bool {
+        self.0 != 0
+    }
+
+    /// The length of a known inline prefix; 0 for a long one or none.
+    #[inline]
+    pub(super) fn inline_len(self) -> usize {
+        (self.0 >> 60) as usize + usize::from(self.0 >> 60 != 0)
+    }
+
+    /// The index of a long prefix in its list.
+    #[inline]
+    fn long_index(self) -> Option<usize> {
+        (self.0 >> 60 == 0 && self.0 != 0).then(|| self.0 as usize - 1)
+    }
+
+    /// The prefix of a known genus whose `γ0` is `gamma0`, into `out` (cleared first); false
+    /// for an unknown one.
+    pub fn prefix(self, gamma0: u32, long: &[Box<[u32]>], out: &mut Vec<u32>) -> bool {
+        out.clear();
+        if let Some(i) = self.long_index() {
+            out.extend_from_slice(&long[i]);
+            return true;
+        }
+        let len = self.inline_len();
+        if len == 0 {
+            return false;
+        }
+        out.push(gamma0);
+        out.extend((0..len - 1).map(|i| (self.0 >> (4 * i)) as u32 & 0xf));
+        true
+    }
+}
+
+/// Every node's genus ([`Code`]) and the prefixes too long for their codes: what misère play
+/// with the genus keeps beside the misère numbers (nothing without it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Genera {
+    codes: Vec<Code>,
+    long: Vec<Box<[u32]>>,
+}
+
+impl Genera {
+    /// The genera of `codes`, with the `long` prefixes they name in any order (put in the
+    /// codes' order: [`in_order`]).
+    pub fn new(mut codes: Vec<Code>, long: Vec<Box<[u32]>>) -> Genera {
+        let long = in_order(codes.iter_mut(), long);
+        Genera { codes, long }
+    }
+
+    /// True when the genus was computed (a case with nodes).
+    pub fn is_kept(&self) -> bool {
+        !self.codes.is_empty()
+    }
+
+    /// Node `v`'s prefix, whose `γ0` (its misère Grundy value) is `gamma0`, into `out`; false
+    /// when not known or not computed.
+    pub fn prefix(&self, v: u32, gamma0: u32, out: &mut Vec<u32>) -> bool {
+        match self.codes.get(v as usize) {
+            Some(code) => code.prefix(gamma0, &self.long, out),
+            None => false,
+        }
+    }
+
+    /// Every node's code.
+    pub fn codes(&self) -> &[Code] {
+        &self.codes
+    }
+
+    /// The long prefixes the codes name, in the codes' order.
+    pub fn long(&self) -> &[Box<[u32]>] {
+        &self.long
+    }
+}
+
+/// `long`, the prefixes `codes` name, in the order of the codes (each named once, as each
+/// node keeps its own), with the codes renamed to match: the order the threads met them in is
+/// gone, so a case's numbers (and an index of them) are the same bytes on any thread count.
+pub fn in_order<'a>(
+    codes: impl Iterator<Item = &'a mut Code>,
+    long: Vec<Box<[u32]>>,
+) -> Vec<Box<[u32]>> {
+    if long.is_empty() {
+        return long;
+    }
+    let mut long: Vec<Option<Box<[u32]>>> = long.into_iter().map(Some).collect();
+    let mut ordered = Vec::with_capacity(long.len());
+    for code in codes {
+        if let Some(prefix) = code.long_index().and_then(|i| long[i].take()) {
+            ordered.push(prefix);
+            *code = Code(ordered.len() as u64);
+        }
+    }
+    ordered
+}
+
+/// The prefixes too long or too large for a [`Code`], in the order they were met; shared by
+/// the threads that compute them (rare: a lock per prefix is no cost).
+#[derive(Debug, Default)]
+pub struct Long(Mutex<Vec<Box<[u32]>>>);
+
+impl Long {
+    /// Keeps `prefix`; 1 + its index.
+    fn push(&self, prefix: &[u32]) -> u64 {
+        let mut list = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        list.push(prefix.into());
+        list.len() as u64
+    }
+
+    /// The prefix of known genus `code` whose `γ0` is `gamma0` into `out`, while the list
+    /// is still being added to (a thread computing a node above it).
+    pub(super) fn prefix(&self, code: Code, gamma0: u32, out: &mut Vec<u32>) {
+        match code.long_index() {
+            Some(i) => {
+                let list = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                out.clear();
+                out.extend_from_slice(&list[i]);
+            }
+            None => {
+                code.prefix(gamma0, &[], out);
+            }
+        }
+    }
+
+    /// The prefixes kept so far, taken out.
+    pub(super) fn take(&self) -> Vec<Box<[u32]>> {
+        let mut list = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        std::mem::take(&mut *list)
+    }
+
+    /// The prefixes kept.
+    pub fn into_inner(self) -> Vec<Box<[u32]>> {
+        self.0.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Misère Grundy value of a position of `lists` plus `twos` heaps of 2 and `ones` heaps of
+    /// 1, by its game tree (memoised on the position and the heaps).
+    fn brute(
+        lists: &[Vec<u32>],
+        (v, twos, ones): (u32, usize, usize),
+        memo: &mut std::collections::HashMap<(u32, usize, usize), u32>,
+    ) -> u32 {
+        if let Some(&x) = memo.get(&(v, twos, ones)) {
+            return x;
+        }
+        let mut seen: Vec<u32> =
+            lists[v as usize].iter().map(|&w| brute(lists, (w, twos, ones), memo)).collect();
+        if twos > 0 {
+            seen.push(brute(lists, (v, twos - 1, ones + 1), memo));
+            seen.push(brute(lists, (v, twos - 1, ones), memo));
+        }
+        if ones > 0 {
+            seen.push(brute(lists, (v, twos, ones - 1), memo));
+        }
+        let x = if seen.is_empty() { 1 } else { (0..).find(|x| !seen.contains(x)).unwrap_or(0) };
+        memo.insert((v, twos, ones), x);
+        x
+    }
+
+    /// Every position's prefix, on small random DAGs (ids in order: moves go down), gives the
+    /// misère Grundy value of the position plus 0 to 7 heaps of 2, by its game tree; and the
+    /// prefix is as short as it can be (its last two entries do not repeat the two before).
+    #[test]
+    fn prefixes_give_the_game_trees_values() {
+        let mut rng = crate::testing::Xorshift::new(0x6e05_1234_5678);
+        let mut fast_ones = 0;
+        for round in 0..200 {
+            let n = 1 + rng.below(9) as u32;
+            let lists: Vec<Vec<u32>> = (0..n)
+                .map(|v| {
+                    (0..rng.below(u64::from(v.min(3)) + 1))
+                        .map(|_| rng.below(u64::from(v)) as u32)
+                        .collect()
+                })
+                .collect();
+            let mut prefixes: Vec<Vec<u32>> = Vec::new();
+            for (v, moves) in lists.iter().enumerate() {
+                let mut out = Vec::new();
+                let len = |k: usize| prefixes[moves[k] as usize].len();
+                let gamma = |k: usize, i: usize| at(&prefixes[moves[k] as usize], i);
+                assert!(settle(moves.len(), len, gamma, &mut out), "round {round}");
+                // The fast path from the moves' codes gives the same code, or hands over.
+                let long = Long::default();
+                let codes: Vec<(u32, Code)> = moves
+                    .iter()
+                    .map(|&w| (prefixes[w as usize][0], Code::of(&prefixes[w as usize], &long)))
+                    .collect();
+                if let Some(fast) = settle_codes(codes.iter().copied(), &long) {
+                    let mut got = Vec::new();
+                    assert!(fast.prefix(out[0], &long.into_inner(), &mut got), "round {round}");
+                    assert_eq!(got, out, "round {round} node {v}: the fast path");
+                    fast_ones += 1;
+                }
+                prefixes.push(out);
+            }
+            let mut memo = std::collections::HashMap::new();
+            for v in 0..n {
+                let p = &prefixes[v as usize];
+                for twos in 0..8 {
+                    let want = brute(&lists, (v, twos, 0), &mut memo);
+                    assert_eq!(at(p, twos), want, "round {round} node {v} {p:?} + {twos} x *2");
+                }
+                let l = p.len();
+                assert!(l == 2 || p[l - 1] != p[l - 3], "round {round}: {p:?} not the shortest");
+            }
+        }
+        assert!(fast_ones > 500, "the fast path took {fast_ones} nodes only");
+    }
+
+    #[test]
+    fn nim_heaps_have_their_known_genera() {
+        // Winning Ways: 0^120, 1^031, 2^20, 3^31, and a heap of 4 or more a^a(a^2).
+        let mut prefixes: Vec<Vec<u32>> = Vec::new();
+        for heap in 0..6usize {
+            let mut out = Vec::new();
+            let len = |k: usize| prefixes[k].len();
+            assert!(settle(heap, len, |k, i| at(&prefixes[k], i), &mut out));
+            prefixes.push(out);
+        }
+        let want: [&[u32]; 6] = [&[1, 2, 0], &[0, 3, 1], &[2, 0], &[3, 1], &[4, 6], &[5, 7]];
+        assert_eq!(prefixes, want.map(<[u32]>::to_vec));
+    }
+
+    #[test]
+    fn codes_keep_every_prefix() {
+        let long = Long::default();
+        let prefixes: [&[u32]; 5] = [&[1, 2, 0], &[7, 15, 3], &[0, 16, 1], &[2; 17], &[200, 3]];
+        let codes: Vec<Code> = prefixes.iter().map(|p| Code::of(p, &long)).collect();
+        let long = long.into_inner();
+        assert_eq!(long.len(), 2, "a 16 and a run of 17 go to the list");
+        let mut out = Vec::new();
+        for (p, code) in prefixes.iter().zip(&codes) {
+            assert!(code.prefix(p[0], &long, &mut out));
+            assert_eq!(&out[..], *p);
+        }
+        assert!(!Code::UNKNOWN.prefix(1, &long, &mut out));
+    }
+}
