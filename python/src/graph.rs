@@ -45,9 +45,16 @@ macro_rules! with_csr {
 /// Every node's values and, when asked, levels, as numpy arrays.
 type Evaluation<'py> = (Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<u32>>>);
 
-/// A play's numbers of every node and, in misère play, the heaps and the tame flags.
-type PlayNumbers<'py> =
-    (Bound<'py, PyArray1<u32>>, Option<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<bool>>)>);
+/// A play's numbers of every node and, in misère play, the heaps, the tame flags and (with
+/// the genus) the genus prefixes as CSR arrays.
+type PlayNumbers<'py> = (Bound<'py, PyArray1<u32>>, Option<MisereArrays<'py>>);
+
+/// Misère play's heaps and tame flags, and with the genus its prefixes' offsets and entries.
+type MisereArrays<'py> = (
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<bool>>,
+    Option<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u32>>)>,
+);
 
 /// A loopy game's labels: values (`u32::MAX` where infinite), the infinite mask, and the K
 /// sets as CSR arrays.
@@ -312,24 +319,40 @@ impl Graph {
     }
 
     /// What `play` (`misere`, `conjunctive`, `continued`) computes of every node: the misère
-    /// Grundy values, the nim heaps the nodes equal (`u32::MAX`: none known) and whether each
-    /// is tame; or the remoteness, or the suspense (then nothing more).
-    #[pyo3(signature = (play, threads=None))]
+    /// Grundy values, the nim heaps the nodes equal (`u32::MAX`: none known), whether each is
+    /// tame and (with `genus`) the genus prefixes (CSR: offsets and entries; an empty one where
+    /// not known); or the remoteness, or the suspense (then nothing more).
+    #[pyo3(signature = (play, threads=None, genus=false))]
     fn play_numbers<'py>(
         &self,
         py: Python<'py>,
         play: &str,
         threads: Option<usize>,
+        genus: bool,
     ) -> PyResult<PlayNumbers<'py>> {
-        let play = play_of(play)?;
+        let play = play_of(play, genus)?;
         Ok(match self.measures(py, play, threads)? {
             Measures::Remoteness(n) | Measures::Suspense(n) => (PyArray1::from_vec(py, n), None),
-            Measures::Misere(m, _) => {
+            Measures::Misere(m, genera) => {
                 let grundy: Vec<u32> = m.iter().map(|x| x.grundy()).collect();
                 let heaps: Vec<u32> = m.iter().map(|x| x.heap_or_none()).collect();
                 let tame: Vec<bool> = m.iter().map(|x| x.tame()).collect();
-                let misere = (PyArray1::from_vec(py, heaps), PyArray1::from_vec(py, tame));
-                (PyArray1::from_vec(py, grundy), Some(misere))
+                let prefixes = genus.then(|| {
+                    let (mut indptr, mut entries, mut prefix) =
+                        (vec![0i64], Vec::new(), Vec::new());
+                    for (v, x) in m.iter().enumerate() {
+                        if genera.prefix(v as u32, x.grundy(), &mut prefix) {
+                            entries.extend_from_slice(&prefix);
+                        }
+                        indptr.push(entries.len() as i64);
+                    }
+                    (PyArray1::from_vec(py, indptr), PyArray1::from_vec(py, entries))
+                });
+                let heaps = PyArray1::from_vec(py, heaps);
+                (
+                    PyArray1::from_vec(py, grundy),
+                    Some((heaps, PyArray1::from_vec(py, tame), prefixes)),
+                )
             }
             Measures::None => {
                 let (values, _) = self.values(py, false, threads)?;
@@ -341,7 +364,7 @@ impl Graph {
     /// The verdicts of queries (as in `answer`) under `play`, `WIN`, `LOSE` or (misère)
     /// `UNDECIDED`, and the winning moves of each: one `(from, to)` per token that moves, the
     /// CLI's `moves` column (empty unless a WIN).
-    #[pyo3(signature = (indptr, tokens, play, threads=None))]
+    #[pyo3(signature = (indptr, tokens, play, threads=None, genus=false))]
     fn play_answer(
         &self,
         py: Python<'_>,
@@ -349,8 +372,9 @@ impl Graph {
         tokens: PyReadonlyArray1<'_, i64>,
         play: &str,
         threads: Option<usize>,
+        genus: bool,
     ) -> PyResult<PlayAnswers> {
-        let play = play_of(play)?;
+        let play = play_of(play, genus)?;
         let n = node_count(self.game.graph.node_count())?;
         let (indptr, tokens) = (contiguous(&indptr, "indptr")?, contiguous(&tokens, "tokens")?);
         let (bounds, tokens) = arrays::queries(indptr, tokens, n)?;
@@ -400,9 +424,14 @@ impl Graph {
     }
 }
 
-/// The play `name` names, as `--play` takes it.
-fn play_of(name: &str) -> PyResult<Play> {
-    let misere = Play::Misere { genus: false };
+/// The play `name` names, as `--play` takes it, with the genus in misère play (`--genus`).
+fn play_of(name: &str, genus: bool) -> PyResult<Play> {
+    if genus && name != "misere" {
+        return Err(PyValueError::new_err(format!(
+            "genus=True goes with play=\"misere\", not {name:?}"
+        )));
+    }
+    let misere = Play::Misere { genus };
     let plays = [Play::Normal, misere, Play::Conjunctive, Play::Continued, Play::Selective];
     plays.into_iter().find(|p| p.name() == name).ok_or_else(|| {
         PyValueError::new_err(format!(

@@ -303,3 +303,33 @@ def test_misere_numbers_and_tame_flags_are_the_definitions():
         assert numbers.tame.tolist() == [tame(v) for v in range(n)], seed
         seen.update(numbers.tame.tolist())
     assert seen == {True, False}
+
+
+def test_the_genus_is_the_command_lines(tmp_path):
+    """``play("misere", genus=True)`` gives ``values --play misere --genus``'s column, and
+    ``outcomes``/``winning_moves`` with ``genus=True`` give ``query --play misere --genus``'s
+    rows; without the genus, the sums it decides are ``UNDECIDED``."""
+    graph, queries = tmp_path / "g.txt", tmp_path / "q.txt"
+    cli("generate", "-n", "300", "--avg-degree", "2", "--seed", "13", "-o", str(graph))
+    rows = list(csv.DictReader(io.StringIO(cli("values", "--play", "misere", "--genus", str(graph)))))
+    g = grundy.read(graph)
+    m = g.play("misere", genus=True)
+    assert [m.genus(v).tolist() for v in range(300)] == [
+        [int(x) for x in r["misere_genus"].split()] for r in rows
+    ]
+    assert g.play("misere").genus_indptr is None
+    heaps = [v for v in range(300) if m.heaps[v] in (1, 2, 3)]
+    rng = random.Random(13)
+    asked = [[rng.randrange(300)] + [rng.choice(heaps) for _ in range(rng.randint(1, 4))]
+             for _ in range(300)]
+    queries.write_text("".join(f"{len(q)} {' '.join(map(str, q))}\n" for q in asked))
+    answers = list(csv.DictReader(io.StringIO(
+        cli("query", "--play", "misere", "--genus", str(graph), str(queries)))))
+    assert g.outcomes(asked, play="misere", genus=True) == [r["result"] for r in answers]
+    want = [list(zip(map(int, r["move_from"].split()), map(int, r["move_to"].split())))
+            for r in answers]
+    assert g.winning_moves(asked, play="misere", genus=True) == want
+    without = g.outcomes(asked, play="misere")
+    assert without.count("UNDECIDED") > [r["result"] for r in answers].count("UNDECIDED")
+    with pytest.raises(ValueError, match="genus=True goes with"):
+        g.play("conjunctive", genus=True)

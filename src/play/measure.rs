@@ -16,10 +16,10 @@
 //! sequential path (the twin the parallel one is tested against), a pass reads every edge
 //! once more in the levels' order ([`Measures::of`]): the nodes of a wide level in parallel
 //! (their moves are in earlier levels), thin levels inline, as the Grundy evaluation does.
-//! Both compute each node's number with the same function ([`Fold::node`]). Memory: 4 bytes
-//! per node per number (misère: 16, the two numbers with the tame flag in the heap's top bit
-//! and the genus's [`genus::Code`]); along the search, the cells' upper halves (4 bytes a
-//! node; misère: 12, in cells of 16), unpacked once it ends.
+//! Both compute each node's number with the same function (`Fold::node`). Memory: 4 bytes
+//! per node per number (misère: 8, the two numbers with the tame flag in the heap's top bit;
+//! with the genus 8 more, its [`genus::Code`]); along the search, the cells' upper halves (4
+//! bytes a node; with the genus, cells of 16 bytes), unpacked once it ends.
 
 use rayon::prelude::*;
 

@@ -85,6 +85,19 @@ class Misere(NamedTuple):
     """``bool``: each position is tame (Winning Ways, ch. 13): its genus is ``a^a``, ``0^1``
     or ``1^0`` (normal value, then misère value) and so is every position it moves to, all
     the way down. A misère sum of tame positions and heaps is decided by the tame rule."""
+    genus_indptr: np.ndarray | None = None
+    """With ``genus=True``: ``int64`` offsets of each position's genus prefix in
+    :attr:`genus_values` (CSR); ``None`` without."""
+    genus_values: np.ndarray | None = None
+    """``uint32``: Conway's genus of ``v`` is ``genus_values[genus_indptr[v]:genus_indptr[v +
+    1]]``, the misère Grundy values of ``v`` plus 0, 1, 2, ... heaps of 2, up to where its last
+    two entries repeat for ever (empty where not known). The CLI's ``misere_genus``."""
+
+    def genus(self, v: int) -> np.ndarray:
+        """Conway's genus prefix of position ``v`` (``genus=True`` only)."""
+        if self.genus_indptr is None or self.genus_values is None:
+            raise ValueError("the genus was not computed: play(\"misere\", genus=True)")
+        return self.genus_values[self.genus_indptr[v] : self.genus_indptr[v + 1]]
 
 
 class Period(NamedTuple):
@@ -195,20 +208,31 @@ class Graph:
         return Loopy(*self._g.label(threads))
 
     def outcomes(
-        self, queries, loopy: bool = False, threads: int | None = None, play: str = "normal"
+        self,
+        queries,
+        loopy: bool = False,
+        threads: int | None = None,
+        play: str = "normal",
+        genus: bool = False,
     ) -> list[str]:
         """``"WIN"`` or ``"LOSE"`` for the player to move in each query: a list of positions
         (tokens, one per game of the sum), or a 2-D integer array of them (a 1-D array: one
         token per query). With ``loopy``, as a loopy game: ``"DRAW"`` where neither player
         can force a win. With ``play`` (``"misere"``, ``"conjunctive"``, ``"continued"``,
         ``"selective"``: the CLI's ``--play``, acyclic games only), the tokens played that way;
-        misère play gives ``"UNDECIDED"`` where the theory does not decide the sum."""
+        misère play gives ``"UNDECIDED"`` where the theory does not decide the sum (with
+        ``genus``, as ``--genus``, one token of any kind among heaps ``*1`` to ``*3`` too)."""
         if play != "normal":
-            return self._play(queries, loopy, play, threads)[0]
+            return self._play(queries, loopy, (play, genus), threads)[0]
         return self._g.answer(*_queries(queries), loopy, False, threads)[0]
 
     def winning_moves(
-        self, queries, loopy: bool = False, threads: int | None = None, play: str = "normal"
+        self,
+        queries,
+        loopy: bool = False,
+        threads: int | None = None,
+        play: str = "normal",
+        genus: bool = False,
     ) -> list:
         """For each query (as in :meth:`outcomes`), a winning move ``(from, to)``: a token on
         ``from`` moves to ``to`` and leaves the opponent a LOSE; ``None`` where there is none
@@ -216,22 +240,27 @@ class Graph:
         With ``play`` other than ``"normal"``, a list of moves per query instead (one per
         token that moves, as the CLI's ``moves`` column; empty unless a WIN)."""
         if play != "normal":
-            return self._play(queries, loopy, play, threads)[1]
+            return self._play(queries, loopy, (play, genus), threads)[1]
         return self._g.answer(*_queries(queries), loopy, True, threads)[1]
 
-    def play(self, play: str, threads: int | None = None):
+    def play(self, play: str, threads: int | None = None, genus: bool = False):
         """What a play computes of every position, as ``values --play`` writes it: the
         remoteness (``"conjunctive"``) or the suspense (``"continued"``), a ``uint32`` array;
         for ``"misere"`` a :class:`Misere` of the misère Grundy values, the nim heaps the
-        positions equal (:data:`NO_HEAP` where none is known) and the tame flags; for ``"normal"`` and
+        positions equal (:data:`NO_HEAP` where none is known), the tame flags and, with
+        ``genus`` (as ``--genus``), Conway's genus of every position; for ``"normal"`` and
         ``"selective"`` the Grundy values."""
-        numbers, misere = self._g.play_numbers(play, threads)
-        return Misere(numbers, *misere) if misere is not None else numbers
+        numbers, misere = self._g.play_numbers(play, threads, genus)
+        if misere is None:
+            return numbers
+        heaps, tame, genera = misere
+        return Misere(numbers, heaps, tame, *(genera if genera is not None else (None, None)))
 
-    def _play(self, queries, loopy: bool, play: str, threads: int | None):
+    def _play(self, queries, loopy: bool, played: tuple[str, bool], threads: int | None):
+        play, genus = played
         if loopy:
             raise ValueError(f"play={play!r} is for acyclic games: not with loopy=True")
-        return self._g.play_answer(*_queries(queries), play, threads)
+        return self._g.play_answer(*_queries(queries), play, threads, genus)
 
     def stats(self, loopy: bool = False, threads: int | None = None) -> dict:
         """The statistics ``grundy stats --json`` gives a case, as a dict: sizes, degrees,

@@ -19,6 +19,9 @@ class Misere(NamedTuple):
     values: npt.NDArray[np.uint32]
     heaps: npt.NDArray[np.uint32]
     tame: npt.NDArray[np.bool_]
+    genus_indptr: npt.NDArray[np.int64] | None = ...
+    genus_values: npt.NDArray[np.uint32] | None = ...
+    def genus(self, v: int) -> npt.NDArray[np.uint32]: ...
 
 class Loopy(NamedTuple):
     values: npt.NDArray[np.uint32]
@@ -62,6 +65,7 @@ class Graph:
         loopy: bool = False,
         threads: int | None = None,
         play: str = "normal",
+        genus: bool = False,
     ) -> list[str]: ...
     def winning_moves(
         self,
@@ -69,9 +73,10 @@ class Graph:
         loopy: bool = False,
         threads: int | None = None,
         play: str = "normal",
+        genus: bool = False,
     ) -> list[Any]: ...
     def play(
-        self, play: str, threads: int | None = None
+        self, play: str, threads: int | None = None, genus: bool = False
     ) -> npt.NDArray[np.uint32] | Misere: ...
     def stats(self, loopy: bool = False, threads: int | None = None) -> dict[str, Any]: ...
 
