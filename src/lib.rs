@@ -16,17 +16,24 @@
 //!    [`order::MASK_MOVES`] moves the peel takes every node's value on the way. One thread
 //!    values a game graph so; sums, loopy games and cycles are peeled on every path.
 //! 5. [`eval`]: on several threads, a game graph's values and levels by a depth-first search
-//!    over its moves ([`eval::search()`], no reverse graph); the Grundy value of every node the
-//!    peel did not value, level by level; loopy games' generalized values.
+//!    over its moves ([`eval::search()`], no reverse graph), and a play's numbers along it when
+//!    asked ([`eval::search::Along`]); the Grundy value of every node the peel did not value,
+//!    level by level; loopy games' generalized values.
 //! 6. [`exec`]: the case loop (read, order, evaluate, then the queries), on the sequential
 //!    or the parallel path, and the whole-file runs of `solve`, `query`, `values` and `stats`.
 //! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
 //! 8. [`report`]: rows through one sink trait ([`report::RowSink`]): CSV (their
 //!    [`report::Columns`]), and with the `columnar` feature Parquet and Arrow IPC; statistics.
 //!
+//! The other plays ([`play`]: misère play with Conway's genus, conjunctive and continued
+//! compounds, selective play) are numbers per node taken along stage 5 (or in a pass over its
+//! levels) and rules that decide a sum from its tokens' numbers, used by stages 6-8.
+//!
 //! An [`index`] file is a game solved once: written after stage 5, read back in place of
 //! stages 1-5 (its arrays mapped, not copied: [`io::store`]), so `query`, `values` and `stats`
 //! answer from it with the same stages 6-8.
+//!
+//! With the `serve` feature, `serve` answers over HTTP from an index or a solved text.
 //!
 //! With the `cluster` feature (on by default), `cluster` runs `solve`, `values` and `query`
 //! across processes and machines on timely-dataflow: connections that prove the run's secret
