@@ -162,7 +162,8 @@ impl Measures {
             Play::Conjunctive => Measures::Remoteness(low),
             Play::Continued => Measures::Suspense(low),
             Play::Misere { genus } => {
-                let m = low.into_iter().map(|low| Lose::unpack(Number { low, high: 0 })).collect();
+                let m =
+                    low.into_iter().map(|low| Misere::unpack(Number { low, high: 0 })).collect();
                 let codes = if genus { high.into_iter().map(Code).collect() } else { Vec::new() };
                 Measures::Misere(m, Genera::new(codes, lists))
             }
@@ -195,9 +196,7 @@ pub fn search<O: Offset>(
 /// A node's number from its moves' numbers: one per play.
 trait Fold: Sync {
     /// The number.
-    type N: Copy + Default + Send + Sync;
-    /// True when [`Fold::pack`] needs the high bits of a [`Number`].
-    const WIDE: bool = false;
+    type N: Packs;
     /// The number of `v`, whose Grundy value is `value`, from the numbers of the nodes it
     /// reaches (`number(w)`).
     fn node<O: Offset>(
@@ -207,14 +206,65 @@ trait Fold: Sync {
         value: u32,
         number: impl Fn(u32) -> Self::N,
     ) -> Self::N;
-    /// The number in a search cell, its low bits below [`Along::LIMIT`], for a graph whose
-    /// values fit a byte (so its out-degrees are below 255).
-    fn pack(n: Self::N) -> Number;
-    /// The number [`Fold::pack`] packed.
-    fn unpack(packed: Number) -> Self::N;
     /// The lists the numbers refer to, taken once all are computed.
     fn lists(&self) -> Vec<Box<[u32]>> {
         Vec::new()
+    }
+}
+
+/// A number as a search cell holds it: its low bits below [`Along::LIMIT`], for a graph whose
+/// values fit a byte (so its out-degrees are below 255).
+trait Packs: Copy + Default + Send + Sync {
+    /// True when the number needs the high bits of a [`Number`].
+    const WIDE: bool = false;
+    /// The number in a cell.
+    fn pack(self) -> Number;
+    /// The number [`Packs::pack`] packed.
+    fn unpack(packed: Number) -> Self;
+}
+
+/// A remoteness or a suspense: at most the node's level, below 2^24 in a search cell.
+impl Packs for u32 {
+    #[inline]
+    fn pack(self) -> Number {
+        Number { low: self, high: 0 }
+    }
+    #[inline]
+    fn unpack(packed: Number) -> u32 {
+        packed.low
+    }
+}
+
+/// A packed misère heap of none (a heap is at most the out-degree, below 255).
+const PACKED_HEAPLESS: u32 = 0xff;
+
+/// The misère Grundy value (at most the out-degree, or 1) in bits 0-7, the heap in bits 8-15
+/// ([`PACKED_HEAPLESS`] for none), the tame flag in bit 16.
+impl Packs for Misere {
+    #[inline]
+    fn pack(self) -> Number {
+        let heap = self.heap().unwrap_or(PACKED_HEAPLESS);
+        Number { low: self.grundy() | heap << 8 | u32::from(self.tame()) << 16, high: 0 }
+    }
+    #[inline]
+    fn unpack(packed: Number) -> Misere {
+        let low = packed.low;
+        let heap = (low >> 8) & 0xff;
+        let heap = (heap != PACKED_HEAPLESS).then_some(heap);
+        Misere::new(low & 0xff, heap, low >> 16 & 1 == 1)
+    }
+}
+
+/// The misère numbers as [`Misere`] packs them, and the genus's code in the high bits.
+impl Packs for WithGenus {
+    const WIDE: bool = true;
+    #[inline]
+    fn pack(self) -> Number {
+        Number { high: self.genus.0, ..self.misere.pack() }
+    }
+    #[inline]
+    fn unpack(packed: Number) -> WithGenus {
+        WithGenus { misere: Misere::unpack(packed), genus: Code(packed.high) }
     }
 }
 
@@ -232,7 +282,7 @@ struct Genus<'a>(&'a Long);
 struct InCells<F>(F);
 
 impl<F: Fold> Along for InCells<F> {
-    const WIDE: bool = F::WIDE;
+    const WIDE: bool = F::N::WIDE;
 
     #[inline]
     fn number<O: Offset, N: Fn(u32) -> Number>(
@@ -242,7 +292,7 @@ impl<F: Fold> Along for InCells<F> {
         value: u32,
         number: N,
     ) -> Number {
-        F::pack(self.0.node(graph, v, value, |w| F::unpack(number(w))))
+        self.0.node(graph, v, value, |w| F::N::unpack(number(w))).pack()
     }
 
     fn lists(&self) -> Vec<Box<[u32]>> {
@@ -256,15 +306,6 @@ impl Fold for Remote {
     fn node<O: Offset>(&self, graph: &Csr<O>, v: u32, _: u32, number: impl Fn(u32) -> u32) -> u32 {
         remoteness(graph.successors(v).iter().map(|&s| number(s)))
     }
-    /// A remoteness is at most the node's level, below 2^24 in a search cell.
-    #[inline]
-    fn pack(n: u32) -> Number {
-        Number { low: n, high: 0 }
-    }
-    #[inline]
-    fn unpack(packed: Number) -> u32 {
-        packed.low
-    }
 }
 
 impl Fold for Suspend {
@@ -273,19 +314,7 @@ impl Fold for Suspend {
     fn node<O: Offset>(&self, graph: &Csr<O>, v: u32, _: u32, number: impl Fn(u32) -> u32) -> u32 {
         suspense(graph.successors(v).iter().map(|&s| number(s)))
     }
-    /// A suspense is at most the node's level, below 2^24 in a search cell.
-    #[inline]
-    fn pack(n: u32) -> Number {
-        Number { low: n, high: 0 }
-    }
-    #[inline]
-    fn unpack(packed: Number) -> u32 {
-        packed.low
-    }
 }
-
-/// A packed misère heap of none (a heap is at most the out-degree, below 255).
-const PACKED_HEAPLESS: u32 = 0xff;
 
 impl Fold for Lose {
     type N = Misere;
@@ -299,25 +328,10 @@ impl Fold for Lose {
     ) -> Misere {
         misere(graph, v, value, number)
     }
-    /// The misère Grundy value (at most the out-degree, or 1) in bits 0-7, the heap in bits
-    /// 8-15 ([`PACKED_HEAPLESS`] for none), the tame flag in bit 16.
-    #[inline]
-    fn pack(n: Misere) -> Number {
-        let heap = n.heap().unwrap_or(PACKED_HEAPLESS);
-        Number { low: n.grundy() | heap << 8 | u32::from(n.tame()) << 16, high: 0 }
-    }
-    #[inline]
-    fn unpack(packed: Number) -> Misere {
-        let low = packed.low;
-        let heap = (low >> 8) & 0xff;
-        let heap = (heap != PACKED_HEAPLESS).then_some(heap);
-        Misere::new(low & 0xff, heap, low >> 16 & 1 == 1)
-    }
 }
 
 impl Fold for Genus<'_> {
     type N = WithGenus;
-    const WIDE: bool = true;
     #[inline]
     fn node<O: Offset>(
         &self,
@@ -330,15 +344,6 @@ impl Fold for Genus<'_> {
         let moves = graph.successors(v).iter().map(|&w| number(w));
         let genus = genus_of(moves.map(|n| (n.misere.grundy, n.genus)), self.0);
         WithGenus { misere, genus }
-    }
-    /// [`Lose::pack`], and the genus's code in the high bits.
-    #[inline]
-    fn pack(n: WithGenus) -> Number {
-        Number { high: n.genus.0, ..Lose::pack(n.misere) }
-    }
-    #[inline]
-    fn unpack(packed: Number) -> WithGenus {
-        WithGenus { misere: Lose::unpack(packed), genus: Code(packed.high) }
     }
     fn lists(&self) -> Vec<Box<[u32]>> {
         self.0.take()
