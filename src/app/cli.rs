@@ -162,6 +162,12 @@ pub enum FormatName {
     Edges,
 }
 
+/// What `--genus` does, on every command that takes it.
+const GENUS_HELP: &str = "With --play misere: Conway's genus of every node too (values' \
+    misere_genus column; an index keeps it), which decides more sums: one token of any kind \
+    among tokens equal to nim heaps *1 to *3. It costs time: about 1.5x the misère run on \
+    random graphs of 10 moves a node.";
+
 /// How a query's tokens are played, as `--play` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum PlayName {
@@ -288,10 +294,7 @@ pub struct SolveArgs {
     /// tokens and where each goes, as lists; why a misère sum is UNDECIDED).
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
-    /// With --play misere: Conway's genus of every node too (values' misere_genus column),
-    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
-    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
-    #[arg(long)]
+    #[arg(long, help = GENUS_HELP)]
     pub genus: bool,
     /// Where the processes of a cluster run.
     #[command(flatten)]
@@ -364,10 +367,7 @@ pub struct IndexArgs {
     /// --play` then read instead of computing them. Chess and edge-list formats, not --loopy.
     #[arg(long, value_enum, value_name = "PLAY,..", value_delimiter = ',')]
     pub play: Vec<PlayName>,
-    /// With --play misere: Conway's genus of every node too (kept for values' misere_genus column and the sums),
-    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
-    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
-    #[arg(long)]
+    #[arg(long, help = GENUS_HELP)]
     pub genus: bool,
 }
 
@@ -438,10 +438,7 @@ pub struct ValuesArgs {
     /// process, CSV.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
-    /// With --play misere: Conway's genus of every node too (values' misere_genus column),
-    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
-    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
-    #[arg(long)]
+    #[arg(long, help = GENUS_HELP)]
     pub genus: bool,
     /// Where the processes of a cluster run.
     #[command(flatten)]
@@ -478,10 +475,7 @@ pub struct QueryArgs {
     /// not with --columns), chess and edge-list formats, one process, CSV, no index.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
-    /// With --play misere: Conway's genus of every node too (values' misere_genus column),
-    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
-    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
-    #[arg(long)]
+    #[arg(long, help = GENUS_HELP)]
     pub genus: bool,
     /// Where the processes of a cluster run.
     #[command(flatten)]
@@ -529,10 +523,7 @@ pub struct StatsArgs {
     /// nim heaps). Other than normal: chess and edge-list formats, one process.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
-    /// With --play misere: Conway's genus of every node too (values' misere_genus column),
-    /// which decides more sums: one token of any kind among tokens equal to nim heaps *0 to
-    /// *3. It costs time: about 1.4x the misère run on random graphs of 10 moves a node.
-    #[arg(long)]
+    #[arg(long, help = GENUS_HELP)]
     pub genus: bool,
     /// How an index is read.
     #[command(flatten)]
