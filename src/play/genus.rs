@@ -74,16 +74,22 @@ pub fn settle(
         };
         out.push(g);
         if n >= p && out[n] == out[n - 2] {
-            // Alternating from n - 2 on: back to where it began.
-            let mut a = n - 2;
-            while a > 0 && out[a + 1] == out[a - 1] {
-                a -= 1;
-            }
-            out.truncate(a + 2);
+            out.truncate(alternating_from(out) + 2);
             return true;
         }
     }
     false
+}
+
+/// Where a sequence that alternates from its third-last entry on (its last equals the one two
+/// before, and the rest repeats so by the settling argument) began alternating: the first `a`
+/// with every entry from `a + 2` on equal to the one two before it.
+fn alternating_from<T: PartialEq>(seq: &[T]) -> usize {
+    let mut a = seq.len() - 3;
+    while a > 0 && seq[a + 1] == seq[a - 1] {
+        a -= 1;
+    }
+    a
 }
 
 /// Entries a position's own sequence is followed for on the fast path ([`settle_codes`])
@@ -150,11 +156,7 @@ pub(super) fn settle_codes(moves: impl Iterator<Item = (u32, Code)>, long: &Long
         let mex = (moves | pair).trailing_ones();
         own[n] = u8::try_from(mex).ok().filter(|&m| m < 64)?;
         if n >= p && own[n] == own[n - 2] {
-            let mut a = n - 2;
-            while a > 0 && own[a + 1] == own[a - 1] {
-                a -= 1;
-            }
-            return Some(Code::of_bytes(&own[..a + 2], long));
+            return Some(Code::of(&own[..alternating_from(&own[..=n]) + 2], long));
         }
     }
     None
@@ -174,26 +176,19 @@ impl Code {
     /// The genus not known.
     pub const UNKNOWN: Code = Code(0);
 
-    /// The code of `prefix` (whose `γ0` is kept elsewhere): in itself when it fits, else
-    /// pushed on `long`.
-    pub fn of(prefix: &[u32], long: &Long) -> Code {
-        let fits = (2..=INLINE).contains(&prefix.len()) && prefix[1..].iter().all(|&g| g < 16);
+    /// The code of `prefix` (whose `γ0` is kept elsewhere; entries of any unsigned width): in
+    /// itself when it fits, else pushed on `long`.
+    pub fn of<T: Copy + Into<u32>>(prefix: &[T], long: &Long) -> Code {
+        let entry = |g: T| -> u32 { g.into() };
+        let fits =
+            (2..=INLINE).contains(&prefix.len()) && prefix[1..].iter().all(|&g| entry(g) < 16);
         if !fits {
-            return Code(long.push(prefix));
+            return Code(long.push(&prefix.iter().map(|&g| entry(g)).collect::<Vec<u32>>()));
         }
-        let nibbles =
-            prefix[1..].iter().enumerate().fold(0u64, |w, (i, &g)| w | u64::from(g) << (4 * i));
-        Code(((prefix.len() as u64 - 1) << 60) | nibbles)
-    }
-
-    /// [`Code::of`] a prefix of bytes, with no list built for one that fits in itself.
-    fn of_bytes(prefix: &[u8], long: &Long) -> Code {
-        let fits = (2..=INLINE).contains(&prefix.len()) && prefix[1..].iter().all(|&g| g < 16);
-        if !fits {
-            return Code::of(&prefix.iter().map(|&g| u32::from(g)).collect::<Vec<u32>>(), long);
-        }
-        let nibbles =
-            prefix[1..].iter().enumerate().fold(0u64, |w, (i, &g)| w | u64::from(g) << (4 * i));
+        let nibbles = prefix[1..]
+            .iter()
+            .enumerate()
+            .fold(0u64, |w, (i, &g)| w | u64::from(entry(g)) << (4 * i));
         Code(((prefix.len() as u64 - 1) << 60) | nibbles)
     }
 
@@ -271,6 +266,25 @@ impl Genera {
             Some(code) => code.prefix(gamma0, &self.long, out),
             None => false,
         }
+    }
+
+    /// `γn` of node `v`, whose `γ0` is `gamma0`, read in place; `None` when not known or not
+    /// computed.
+    pub fn at(&self, v: u32, gamma0: u32, n: usize) -> Option<u32> {
+        let code = *self.codes.get(v as usize)?;
+        if let Some(i) = code.long_index() {
+            return Some(at(&self.long[i], n));
+        }
+        let l = code.inline_len();
+        let n = match l {
+            0 => return None,
+            l if n < l => n,
+            l => l - 2 + ((n - l) & 1),
+        };
+        Some(match n {
+            0 => gamma0,
+            _ => (code.0 >> (4 * (n - 1))) as u32 & 0xf,
+        })
     }
 
     /// Every node's code.
@@ -450,5 +464,16 @@ mod tests {
             assert_eq!(&out[..], *p);
         }
         assert!(!Code::UNKNOWN.prefix(1, &long, &mut out));
+        // Read in place, every entry is the prefix's, repeating past its end.
+        let mut all = codes.clone();
+        all.push(Code::UNKNOWN);
+        let genera = Genera { codes: all, long };
+        for (v, p) in prefixes.iter().enumerate() {
+            for n in 0..20 {
+                assert_eq!(genera.at(v as u32, p[0], n), Some(at(p, n)), "{p:?} at {n}");
+            }
+        }
+        assert_eq!(genera.at(prefixes.len() as u32, 1, 0), None, "unknown");
+        assert_eq!(genera.at(99, 1, 0), None, "not computed");
     }
 }

@@ -200,11 +200,10 @@ fn genus_verdict((misere, genera, genus): MisereNumbers, positions: &[u32]) -> V
     if !genus {
         return Verdict::Undecided(NEEDS_GENUS);
     }
-    let mut prefix = Vec::new();
-    if !genera.prefix(wild, misere[wild as usize].grundy(), &mut prefix) {
-        return Verdict::Undecided(GENUS_UNKNOWN);
+    match genera.at(wild, misere[wild as usize].grundy(), twos) {
+        Some(gamma) => Verdict::of(gamma ^ (ones as u32 & 1) != 0),
+        None => Verdict::Undecided(GENUS_UNKNOWN),
     }
-    Verdict::of(super::genus::at(&prefix, twos) ^ (ones as u32 & 1) != 0)
 }
 
 /// A misère sum's answer: its verdict, and for a WIN the first one-token move to a LOSE.
