@@ -23,9 +23,10 @@
 //! 8-byte word beside it, for a wide one), so that a move's number comes with its value in the
 //! same read and no pass over the levels follows.
 //!
-//! Memory: one cell per node (1 or 4 bytes; 4 for values and levels together, or 8 when
-//! values need 4 bytes of their own, or with a number along), and each lane's stack, 16 bytes a frame (24 with 64-bit
-//! offsets) and 4 more with levels, as deep as the longest path it walks.
+//! Memory: one cell per node (1 or 4 bytes; 4 for values and levels together; 8 when values
+//! need 4 bytes of their own, or with a number along; 16 with a wide one), and each lane's
+//! stack, 16 bytes a frame (24 with 64-bit offsets) and 4 more with levels, as deep as the
+//! longest path it walks.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
@@ -71,22 +72,24 @@ pub struct Numbers {
 /// ([`Along::WIDE`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Number {
-    /// Below [`Along::LIMIT`].
+    /// Below [`NUMBER_LIMIT`].
     pub low: u32,
     /// 0 unless the number is wide.
     pub high: u64,
 }
 
+/// Numbers along are below this in their low bits (31 bits: the cell's codes above a number
+/// are the search's busy and unvisited ones).
+pub const NUMBER_LIMIT: u32 = 1 << 31;
+
 /// A number of each node computed from its moves' numbers, sinks first, as its value is: taken
 /// along the search ([`search_along`]) when the graph's values fit a byte. Numbers are below
-/// [`Along::LIMIT`].
+/// [`NUMBER_LIMIT`].
 pub trait Along: Sync {
     /// True for a number to take; false for none ([`NoNumber`]).
     const ACTIVE: bool = true;
     /// True for a number with high bits ([`Number::high`]): cells of 16 bytes.
     const WIDE: bool = false;
-    /// Numbers are below this (31 bits: the cell's codes above a number are the search's).
-    const LIMIT: u32 = 1 << 31;
     /// The number of node `v` of `graph`, whose Grundy value is `value`, from the numbers of
     /// the nodes it reaches (`number(w)`; every one is finished).
     fn number<O: Offset, N: Fn(u32) -> Number>(
@@ -414,7 +417,7 @@ impl Cell for Packed {
 }
 
 /// A [`Packed`] code in the low 32 bits and the node's number along in the high 32 (below
-/// [`Along::LIMIT`], so no finished code comes near the busy ones): a move's value, level and
+/// [`NUMBER_LIMIT`], so no finished code comes near the busy ones): a move's value, level and
 /// number in one read.
 struct Numbered(AtomicU64);
 
@@ -439,7 +442,7 @@ impl Cell for Numbered {
 
     #[inline]
     fn code(value: u32, level: u32, number: u32) -> Option<u64> {
-        debug_assert!(number < <NoNumber as Along>::LIMIT);
+        debug_assert!(number < NUMBER_LIMIT);
         packed(value, level).map(|low| u64::from(number) << 32 | u64::from(low))
     }
 

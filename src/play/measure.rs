@@ -212,7 +212,7 @@ trait Fold: Sync {
     }
 }
 
-/// A number as a search cell holds it: its low bits below [`Along::LIMIT`], for a graph whose
+/// A number as a search cell holds it: its low bits below [`NUMBER_LIMIT`](crate::eval::search::NUMBER_LIMIT), for a graph whose
 /// values fit a byte (so its out-degrees are below 255).
 trait Packs: Copy + Default + Send + Sync {
     /// True when the number needs the high bits of a [`Number`].
