@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{random_case, run, tempdir, write_file, write_messy, Rng};
+use crate::util::{random_case, relaxation_values, run, tempdir, write_file, write_messy, Rng};
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
@@ -537,4 +537,57 @@ fn forged_genus_codes_are_refused() {
         let without = run(&["values", "--play", "misere", s(&bad)], None).ok();
         assert_eq!(without, run(&["values", "--play", "misere", s(&input)], None).ok());
     }
+}
+
+/// An index keeps its out-lists in mex order (kind 16), so that a winning move is read, not
+/// searched for. An index whose lists are in input order (kind 3, as one made before kind 16)
+/// answers as the text does under every play; one whose lists only claim mex order (forged,
+/// checksums made whole) still answers every WIN with a real move to a LOSE.
+#[test]
+fn lists_in_either_order_answer_and_a_false_order_still_moves_to_a_lose() {
+    let dir = tempdir();
+    let d = dir.path();
+    let mut rng = Rng::new(2917);
+    let cases = [random_case(&mut rng, 300, 6, 0, 4)];
+    let lists = &cases[0].lists;
+    let input = write_file(d, "game.txt", &write_messy(&mut rng, &cases, false));
+    let made = std::fs::read(index(d, "game.grundy", &input, &[])).expect("index");
+    let in_input_order = |entry: usize, b: &mut Vec<u8>| {
+        let offset = u64::from_le_bytes(b[entry + 8..entry + 16].try_into().expect("8")) as usize;
+        let targets: Vec<u8> = lists.iter().flatten().flat_map(|t| t.to_le_bytes()).collect();
+        b[offset..offset + targets.len()].copy_from_slice(&targets);
+    };
+    let relabel = |entry: usize, b: &mut Vec<u8>| {
+        in_input_order(entry, b);
+        b[entry + 4..entry + 6].copy_from_slice(&3u16.to_le_bytes());
+    };
+    let old = write_file(d, "old.grundy", &resealed(&made, 16, relabel));
+    let forged = write_file(d, "forged.grundy", &resealed(&made, 16, in_input_order));
+    assert_ne!(std::fs::read(&forged).expect("forged"), made, "the lists were in mex order");
+    let q = queries(d, &mut rng, lists.len() as u64, 600);
+    for play in ["normal", "misere", "conjunctive", "selective"] {
+        let query = |game: &Path| run(&["query", "--play", play, s(game), s(&q)], None).ok();
+        let text = query(&input);
+        assert_eq!(query(&index(d, "made.grundy", &input, &[])), text, "{play}");
+        assert_eq!(query(&old), text, "{play}: lists in input order");
+    }
+    // The forged lists: each WIN's move is one of its token's moves, to a LOSE.
+    let values = relaxation_values(lists);
+    let rows = run(&["query", s(&forged), s(&q)], None).ok();
+    let mut wins = 0;
+    for row in rows.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let tokens: Vec<u32> = f[1].split(' ').map(|t| t.parse().expect("token")).collect();
+        let nim = tokens.iter().fold(0, |x, &t| x ^ values[t as usize]);
+        assert_eq!(f[3], if nim == 0 { "LOSE" } else { "WIN" }, "{row}");
+        if nim == 0 {
+            continue;
+        }
+        wins += 1;
+        let (from, to): (u32, u32) = (f[4].parse().expect("from"), f[5].parse().expect("to"));
+        assert!(tokens.contains(&from) && lists[from as usize].contains(&to), "{row}");
+        let after = nim ^ values[from as usize] ^ values[to as usize];
+        assert_eq!(after, 0, "{row}: the move leaves a LOSE");
+    }
+    assert!(wins > 100, "{wins} WINs checked");
 }

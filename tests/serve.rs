@@ -190,9 +190,23 @@ fn levels(lists: &[Vec<u32>]) -> Vec<u32> {
     (0..lists.len()).map(|v| of(v, lists, &mut level)).collect()
 }
 
+/// `list` (the moves of a node of value `g`) in mex order, by its definition: the first move
+/// to each value below `g` in turn, then the others in the input's order.
+fn mex_order(list: &[u32], values: &[u32], g: u32) -> Vec<u32> {
+    let mut taken = vec![false; list.len()];
+    let mut ordered = Vec::new();
+    for want in 0..g {
+        let i = (0..list.len()).find(|&i| values[list[i] as usize] == want).expect("a mex");
+        taken[i] = true;
+        ordered.push(list[i]);
+    }
+    ordered.extend((0..list.len()).filter(|&i| !taken[i]).map(|i| list[i]));
+    ordered
+}
+
 /// Every position of random games, served from an index and from the text itself, is what
 /// the oracle says: value, outcome, level, out-degree, and the moves (the out-list, each to
-/// its value and outcome, those to a LOSE first, the input's order kept within each kind).
+/// its value and outcome, those to a LOSE first, in mex order within each kind).
 #[test]
 fn positions_are_the_oracles_values_and_moves() {
     let dir = tempdir();
@@ -217,7 +231,7 @@ fn positions_are_the_oracles_values_and_moves() {
                 assert_eq!(p["level"], levels[v as usize]);
                 let list = &case.lists[v as usize];
                 assert_eq!(p["out_degree"], list.len());
-                let mut expected: Vec<u32> = list.clone();
+                let mut expected: Vec<u32> = mex_order(list, &values, values[v as usize]);
                 expected.sort_by_key(|&t| values[t as usize] != 0);
                 let moves = p["moves"].as_array().expect("moves");
                 let to: Vec<u32> =

@@ -68,13 +68,25 @@ def test_bad_octal_codes_are_the_command_lines_words(code, message):
         grundy.octal(code, 10)
 
 
+def mex_order(row, values, g):
+    """``row`` (the moves of a position of value ``g``) as an index keeps it, by definition:
+    the first move to each value below ``g`` in turn, then the others in their order."""
+    head = [next(i for i, t in enumerate(row) if values[t] == want) for want in range(g)]
+    return [row[i] for i in head] + [t for i, t in enumerate(row) if i not in head]
+
+
 def test_an_index_gives_back_the_game_and_its_values(tmp_path):
     text, index = tmp_path / "g.txt", tmp_path / "g.grundy"
     cli("generate", "-n", "1..300", "--cases", "2", "--seed", "8", "-o", str(text))
     cli("index", str(text), "-o", str(index))
     for case in (1, 2):
         a, b = grundy.read(text, case=case), grundy.read(index, case=case)
-        assert [x.tolist() for x in a.csr()] == [x.tolist() for x in b.csr()]
+        (indptr, moves), (kept_indptr, kept) = a.csr(), b.csr()
+        assert kept_indptr.tolist() == indptr.tolist()
+        values = a.values().tolist()
+        for v, (start, end) in enumerate(zip(indptr[:-1], indptr[1:])):
+            row = moves[start:end].tolist()
+            assert kept[start:end].tolist() == mex_order(row, values, values[v]), v
         assert b.values().tolist() == a.values().tolist()
         assert b.levels().tolist() == a.levels().tolist()
     with pytest.raises(ValueError, match="has no case 3"):

@@ -9,6 +9,7 @@
 use rayon::prelude::*;
 
 use crate::eval::Values;
+use crate::graph::mex_order::first_move_below;
 use crate::graph::{Csr, GameGraph, Offset};
 use crate::parse::chess_parallel::QueryBatch;
 
@@ -67,7 +68,8 @@ impl Outcome {
 /// A winning move for tokens on `positions` of non-zero `nim_sum` in `graph`: the first token
 /// (in query order) whose value `g` has `g ^ nim_sum < g`, and its first move of value
 /// `g ^ nim_sum`, given as the move's parts (one position in the chess format). `None` for a
-/// losing position.
+/// losing position. From lists in mex order (an index's) that move is read, not searched for
+/// ([`crate::graph::mex_order`]): the same move.
 ///
 /// Such a token exists (the highest bit of the nim-sum is set in some token's value) and so
 /// does the move (a value is the mex of its moves' values, so every smaller value is one).
@@ -80,13 +82,10 @@ pub fn winning_move<'g>(
     let value = |p: u32| values.get(p);
     let (k, want) = mover(positions.iter().map(|&p| value(p)), nim_sum)?;
     let p = positions[k];
-    let chess = |successors: &'g [u32]| {
-        let i = successors.iter().position(|&s| value(s) == want)?;
-        Some((p, &successors[i..=i]))
-    };
+    let chess = |successors: &'g [u32], at: Option<usize>| Some((p, &successors[at?..=at?]));
     match graph {
-        GameGraph::Chess(g) => chess(g.successors(p)),
-        GameGraph::ChessWide(g) => chess(g.successors(p)),
+        GameGraph::Chess(g) => chess(g.successors(p), first_move_below(g, p, want, value)),
+        GameGraph::ChessWide(g) => chess(g.successors(p), first_move_below(g, p, want, value)),
         GameGraph::Sums(g) => g
             .moves(p)
             .map(|m| g.parts(m))
@@ -248,7 +247,8 @@ pub const AHEAD: [usize; 4] = [24, 16, 8, 4];
 
 /// Starts the reads that finding a winning move for tokens on `positions` will make, the
 /// `stage`-th of [`AHEAD`]: the tokens' values (0); then, the values being in cache, the
-/// mover's list bounds (1), its list (2), its followers' values (3). A hint only: what it
+/// mover's list bounds (1), its list (2), its followers' values (3; in mex order, the one
+/// follower the move is). A hint only: what it
 /// reads is read again by the search.
 #[inline]
 pub fn prefetch_move(graph: &GameGraph, values: &Values, positions: &[u32], stage: usize) {
@@ -257,11 +257,11 @@ pub fn prefetch_move(graph: &GameGraph, values: &Values, positions: &[u32], stag
     }
     let value = |p: u32| values.get(p);
     let nim_sum = positions.iter().fold(0, |acc, &p| acc ^ value(p));
-    let Some((k, _)) = mover(positions.iter().map(|&p| value(p)), nim_sum) else { return };
+    let Some((k, want)) = mover(positions.iter().map(|&p| value(p)), nim_sum) else { return };
     let p = positions[k];
     let deps = match graph {
-        GameGraph::Chess(g) => g.prefetch_moves(p, stage),
-        GameGraph::ChessWide(g) => g.prefetch_moves(p, stage),
+        GameGraph::Chess(g) => g.prefetch_moves(p, want, stage),
+        GameGraph::ChessWide(g) => g.prefetch_moves(p, want, stage),
         GameGraph::Sums(_) => return,
     };
     if let Some(successors) = deps {

@@ -3,6 +3,8 @@
 
 use super::{play, stats, CaseReader, Exec};
 use crate::error::Error;
+use crate::eval::Values;
+use crate::graph::GameGraph;
 use crate::index::{self, CaseParts, Writer};
 use crate::io::input::Input;
 use crate::io::sink::Put;
@@ -24,7 +26,8 @@ pub fn index(
     let mut cases = 0;
     loop {
         if loopy {
-            let Some(case) = reader.next_loopy_case()? else { break };
+            let Some(mut case) = reader.next_loopy_case()? else { break };
+            case.graph = in_mex_order(case.graph, &case.values);
             let (graph, values) = (&case.graph, &case.values);
             let outcomes = stats::loopy_outcomes(&mut reader, (graph, values))?;
             let outcomes = (outcomes.total(), outcomes.wins, outcomes.draws.unwrap_or(0));
@@ -39,7 +42,8 @@ pub fn index(
             };
             writer.case(&parts)?;
         } else {
-            let Some(case) = reader.next_case()? else { break };
+            let Some(mut case) = reader.next_case()? else { break };
+            case.graph = in_mex_order(case.graph, &case.values);
             let measures: Vec<_> =
                 plays.iter().map(|&p| play::measures_of(&case, p, exec, meter)).collect();
             // Misère play with the genus is counted without it too, from the same numbers,
@@ -75,4 +79,11 @@ pub fn index(
     }
     writer.finish()?;
     Ok(cases)
+}
+
+/// `graph` with its lists in mex order ([`crate::graph::mex_order`]), so that a winning move
+/// read from the index is one read; the plays' searches take moves in that order on every
+/// path, so their answers do not change.
+fn in_mex_order(graph: GameGraph, values: &Values) -> GameGraph {
+    graph.in_mex_order(&|v| values.get(v))
 }

@@ -145,11 +145,14 @@ impl OffsetsBuilder {
 /// Invariants: `offsets.len() == node_count() + 1`, `offsets[0] == 0`, `offsets` is
 /// non-decreasing, `offsets[node_count()] == targets.len()`, and every target is below
 /// `node_count()`. The successors of `v` are `targets[offsets[v]..offsets[v + 1]]`, in input
-/// order, duplicates kept.
+/// order (or in mex order, [`super::mex_order`], when [`Csr::is_in_mex_order`]), duplicates
+/// kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Csr<O: Offset = u32> {
     offsets: Store<O>,
     targets: Store<u32>,
+    /// The lists are in mex order: a claim (an index's) that searches check, not an invariant.
+    mex_order: bool,
 }
 
 impl Csr {
@@ -173,7 +176,11 @@ impl<O: Offset> Csr<O> {
             && offsets.windows(2).all(|w| w[0] <= w[1])
             && offsets[n].index() == targets.len()
             && targets.iter().all(|&t| (t as usize) < n);
-        well_formed.then(|| Csr { offsets: offsets.into(), targets: targets.into() })
+        well_formed.then(|| Csr {
+            offsets: offsets.into(),
+            targets: targets.into(),
+            mex_order: false,
+        })
     }
 
     /// Builds a graph from parts whose invariants the caller has established (the parsers check
@@ -181,12 +188,24 @@ impl<O: Offset> Csr<O> {
     /// debug builds do it anyway.
     pub fn from_checked_parts(offsets: Vec<O>, targets: Vec<u32>) -> Csr<O> {
         debug_assert!(Csr::from_parts(offsets.clone(), targets.clone()).is_some());
-        Csr { offsets: offsets.into(), targets: targets.into() }
+        Csr { offsets: offsets.into(), targets: targets.into(), mex_order: false }
     }
 
     /// A graph of arrays read in place (an index's), whose invariants the caller checked.
     pub fn from_checked_stores(offsets: Store<O>, targets: Store<u32>) -> Csr<O> {
-        Csr { offsets, targets }
+        Csr { offsets, targets, mex_order: false }
+    }
+
+    /// This graph, its lists said to be in mex order ([`super::mex_order`]): an index's claim,
+    /// which the searches that rely on it check move by move.
+    pub fn marked_in_mex_order(self) -> Csr<O> {
+        Csr { mex_order: true, ..self }
+    }
+
+    /// True when the lists are (said to be) in mex order rather than input order.
+    #[inline]
+    pub fn is_in_mex_order(&self) -> bool {
+        self.mex_order
     }
 
     /// Number of nodes.
@@ -201,7 +220,7 @@ impl<O: Offset> Csr<O> {
         self.targets.len()
     }
 
-    /// The out-positions of `v`, in input order.
+    /// The out-positions of `v`, in input order (or mex order, [`Csr::is_in_mex_order`]).
     #[inline]
     pub fn successors(&self, v: u32) -> &[u32] {
         let v = v as usize;
@@ -221,15 +240,19 @@ impl<O: Offset> Csr<O> {
         (self.offsets[v + 1] - self.offsets[v]).index() as u32
     }
 
-    /// Starts reading what a search of `v`'s moves reads, in steps ([`crate::answer::AHEAD`]):
-    /// its list bounds (`stage` 1), its list (2), and at 3 gives the list (for its followers'
-    /// values). Each step reads what the one before brought into cache.
+    /// Starts reading what a search of `v`'s moves for one of value `want` reads, in steps
+    /// ([`crate::answer::AHEAD`]): its list bounds (`stage` 1), its list (2; in mex order just
+    /// the move to `want`), and at 3 gives the moves whose values the search reads. Each step
+    /// reads what the one before brought into cache.
     #[inline]
-    pub fn prefetch_moves(&self, v: u32, stage: usize) -> Option<&[u32]> {
+    pub fn prefetch_moves(&self, v: u32, want: u32, stage: usize) -> Option<&[u32]> {
         match stage {
             1 => prefetch(&self.offsets, v as usize),
-            2 => prefetch(&self.targets, self.offsets[v as usize].index()),
-            _ => return Some(self.successors(v)),
+            2 => {
+                let skip = if self.mex_order { want as usize } else { 0 };
+                prefetch(&self.targets, self.offsets[v as usize].index() + skip)
+            }
+            _ => return Some(super::mex_order::search_span(self, v, want)),
         }
         None
     }

@@ -7,6 +7,7 @@
 use std::ops::Range;
 
 pub mod csr;
+pub mod mex_order;
 pub mod reverse;
 pub mod sums;
 

@@ -189,6 +189,17 @@ impl Deps<'_> {
 }
 
 impl GameGraph {
+    /// The game with its lists in mex order ([`super::mex_order`]), a node's value given by
+    /// `value`: the chess format's lists (in place); the sums format's moves stay as they are.
+    pub fn in_mex_order(self, value: &(impl Fn(u32) -> u32 + Sync)) -> GameGraph {
+        use super::mex_order::in_mex_order;
+        match self {
+            GameGraph::Chess(g) => GameGraph::Chess(in_mex_order(g, value)),
+            GameGraph::ChessWide(g) => GameGraph::ChessWide(in_mex_order(g, value)),
+            sums => sums,
+        }
+    }
+
     /// The dependency graph, for Kahn's order and for in-degrees.
     pub fn deps(&self) -> Deps<'_> {
         match self {

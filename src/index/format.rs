@@ -63,10 +63,13 @@ pub enum Kind {
     /// Misère play with the genus: the prefixes too long for a code, one after the other, each
     /// its length (2 or more) then its entries (`u32`s). Kept with kind 14, maybe empty.
     MisereLongGenera = 15,
+    /// The out-lists in mex order ([`crate::graph::mex_order`]): in place of
+    /// [`Kind::Targets`] in the chess format, so that a winning move is one read.
+    TargetsInMexOrder = 16,
 }
 
 /// One more than the largest kind number this version knows.
-pub const KINDS: usize = 16;
+pub const KINDS: usize = 17;
 
 /// The largest play number of a [`Kind::PlayOutcomes`] section ([`play_code`]).
 pub const LAST_PLAY_CODE: u64 = 5;
@@ -104,6 +107,7 @@ impl Kind {
             Kind::MisereTame,
             Kind::MisereGenus,
             Kind::MisereLongGenera,
+            Kind::TargetsInMexOrder,
         ]
         .into_iter()
         .find(|k| *k as u16 == n)
@@ -127,6 +131,7 @@ impl Kind {
             Kind::MisereTame => "misère tame flags",
             Kind::MisereGenus => "misère genus codes",
             Kind::MisereLongGenera => "misère long genera",
+            Kind::TargetsInMexOrder => "targets in mex order",
         }
     }
 
@@ -135,7 +140,7 @@ impl Kind {
         match self {
             Kind::Case | Kind::PlayOutcomes => &[8],
             Kind::Offsets => &[4, 8],
-            Kind::Targets | Kind::Moves | Kind::Parts => &[4],
+            Kind::Targets | Kind::TargetsInMexOrder | Kind::Moves | Kind::Parts => &[4],
             Kind::Values
             | Kind::Remoteness
             | Kind::Suspense

@@ -125,6 +125,45 @@ mod tests {
         assert_eq!(rows(extended).expect("read"), rows(plain).expect("read"));
     }
 
+    /// A case's lists come back in the order written: mex order (kind 16, marked so) or
+    /// input order (kind 3); a case with both is refused.
+    #[test]
+    fn lists_read_back_in_their_order_and_never_twice() {
+        use crate::eval::Values;
+        use crate::graph::{Csr, GameGraph};
+        // Node 0 (value 2) lists a move to 1 before its first move to 0.
+        let lists = [vec![2u32, 1, 3], vec![], vec![1], vec![]];
+        let values = Values::from_vec(vec![2, 0, 1, 0]);
+        let plain = GameGraph::Chess(Csr::from_lists(&lists).expect("csr"));
+        let ordered = plain.clone().in_mex_order(&|v| values.get(v));
+        for (graph, first) in [(&plain, [2, 1, 3]), (&ordered, [1, 2, 3])] {
+            let out = one_case((graph, &values, &[2, 0, 1, 0]), &[], false);
+            let index = super::Index::open(&Input::from_bytes("<index>", out), true).expect("open");
+            let GameGraph::Chess(g) = index.case(0, false).expect("case").graph else {
+                panic!("a chess case")
+            };
+            assert_eq!(g.successors(0), first);
+            assert_eq!(g.is_in_mex_order(), first == [1, 2, 3]);
+        }
+        let mut out = Vec::new();
+        let mut writer = super::Writer::new(&mut out, 0, false).expect("head");
+        let case = super::CaseParts {
+            graph: &ordered,
+            values: &values,
+            levels: Some(&[2, 0, 1, 0]),
+            outcomes: (0, 0, 0),
+            plays: &[],
+            genus: false,
+            play_outcomes: &[],
+        };
+        writer.case(&case).expect("case");
+        writer.numbered(super::format::Kind::Targets as u16, &[2u32, 1, 3, 1]).expect("again");
+        writer.finish().expect("end");
+        let error = super::Index::open(&Input::from_bytes("<index>", out), true).err();
+        let message = error.map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("targets section is missing or of the wrong size"), "{message}");
+    }
+
     /// The plays' numbers come back as written, in each width: a misère position equal to no
     /// heap stays so whatever the width, and a heap just below the width's top stays a heap.
     #[test]

@@ -42,6 +42,14 @@ impl Sections {
     fn get(&self, kind: Kind) -> Option<Entry> {
         self.entries[kind as usize]
     }
+
+    /// The out-lists' section, and whether they are in mex order.
+    fn targets(&self) -> Result<(Entry, bool), String> {
+        match self.get(Kind::TargetsInMexOrder) {
+            Some(entry) => Ok((entry, true)),
+            None => Ok((need(self, Kind::Targets)?, false)),
+        }
+    }
 }
 
 /// A case as an index gives it back.
@@ -191,7 +199,7 @@ impl Index {
     /// never decrease and end at the targets' count, and (when verifying) every target a
     /// node, checked in the same pass as the targets' checksum.
     fn csr<O: Offset>(&self, sections: &Sections, nodes: usize) -> Result<Csr<O>, String> {
-        let (offsets, targets) = (need(sections, Kind::Offsets)?, need(sections, Kind::Targets)?);
+        let (offsets, (targets, mex_order)) = (need(sections, Kind::Offsets)?, sections.targets()?);
         let offsets = self.checked::<O>(offsets)?;
         if !starts_and_rises(&offsets, targets.count) {
             return Err("corrupt: its offsets do not run from 0 up to its edge count".into());
@@ -210,7 +218,8 @@ impl Index {
                 return Err("corrupt: a move leads to a node that is not in the case".into());
             }
         }
-        Ok(Csr::from_checked_stores(offsets, store))
+        let graph = Csr::from_checked_stores(offsets, store);
+        Ok(if mex_order { graph.marked_in_mex_order() } else { graph })
     }
 
     /// The sums format's move and part offsets, consistent with the dependency graph `deps`.
@@ -440,9 +449,15 @@ fn sections(table: &[u8], footer: &Footer, bytes: &[u8]) -> Result<Vec<Sections>
             let words: Vec<u64> = (0..8).map(|k| format::u64_at(words, k * 8)).collect();
             let record = CaseRecord::decode(&words);
             let sums = record.flags & SUMS != 0;
+            // The chess format's lists in input order or in mex order: one of the two.
+            let (targets, other) = match entries[Kind::TargetsInMexOrder as usize] {
+                Some(_) if !sums => (Kind::TargetsInMexOrder, Kind::Targets),
+                _ => (Kind::Targets, Kind::TargetsInMexOrder),
+            };
             let counts = [
                 (Kind::Offsets, record.nodes.checked_add(1)),
-                (Kind::Targets, Some(record.targets)),
+                (targets, Some(record.targets)),
+                (other, None),
                 (Kind::Values, Some(record.nodes)),
                 (Kind::Levels, (!loopy).then_some(record.nodes)),
                 (Kind::Moves, if sums { record.nodes.checked_add(1) } else { None }),

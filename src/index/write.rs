@@ -111,7 +111,10 @@ impl<'o, P: Put> Writer<'o, P> {
     fn graph<O: Offset>(&mut self, g: &Csr<O>, record: &mut CaseRecord) -> Result<(), IoError> {
         record.targets = g.edge_count() as u64;
         self.section(Kind::Offsets, g.offsets())?;
-        self.section(Kind::Targets, g.targets())
+        match g.is_in_mex_order() {
+            true => self.section(Kind::TargetsInMexOrder, g.targets()),
+            false => self.section(Kind::Targets, g.targets()),
+        }
     }
 
     /// The sections of one play's numbers.

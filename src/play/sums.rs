@@ -16,6 +16,10 @@
 //!   the first move of one token (in query order, then move order) after which the sum is
 //!   decided a LOSE.
 //!
+//! "First" is in mex order ([`crate::graph::mex_order`]) wherever a play searches a token's
+//! moves for one that passes a test other than a value: an index keeps its lists in that
+//! order, and so a text file and the index made from it give the same moves.
+//!
 //! The tame rule (Winning Ways, chapter 13), with each token's normal value `g` (a heap's
 //! own size for a token equal to a heap) and misère value `m`: a token is *fickle* when
 //! `m != g` (then `g <= 1`: `*0`, `*1` and their like) and *firm* otherwise. A sum with a firm
@@ -45,6 +49,7 @@
 //! An empty sum has no move: a LOSE, but in misère play, where it is a WIN.
 
 use crate::eval::Values;
+use crate::graph::mex_order::{moves_in_mex_order, Scratch};
 use crate::graph::{Csr, Offset};
 
 use super::genus::Genera;
@@ -105,7 +110,7 @@ pub fn answer<O: Offset>(
     (graph, values, measures): (&Csr<O>, &Values, &Measures),
     positions: &[u32],
 ) -> Answer {
-    let to = |p: u32, want: &dyn Fn(u32) -> bool| first_move(graph, p, want);
+    let to = |p: u32, want: &dyn Fn(u32) -> bool| first_move((graph, values), p, want);
     match (play, measures) {
         (Play::Normal, _) => {
             let nim = values.nim_sum(positions);
@@ -121,14 +126,14 @@ pub fn answer<O: Offset>(
         (Play::Conjunctive, Measures::Remoteness(r)) => {
             let least = positions.iter().map(|&p| r[p as usize]).min();
             let win = least.is_some_and(|x| x % 2 == 1);
-            every_token(graph, win, positions, r)
+            every_token((graph, values), win, positions, r)
         }
         (Play::Continued, Measures::Suspense(s)) => {
             let largest = positions.iter().map(|&p| s[p as usize]).max();
             let win = largest.is_some_and(|x| x % 2 == 1);
             let movable: Vec<u32> =
                 positions.iter().copied().filter(|&p| s[p as usize] > 0).collect();
-            every_token(graph, win, &movable, s)
+            every_token((graph, values), win, &movable, s)
         }
         (Play::Misere { genus }, Measures::Misere(m, genera)) => {
             misere_answer(graph, (m, genera, genus), values, positions)
@@ -139,20 +144,31 @@ pub fn answer<O: Offset>(
 
 /// The answer of a conjunctive or continued sum: each token of `moving` goes to a move whose
 /// number (remoteness, suspense) is one less than its own.
-fn every_token<O: Offset>(graph: &Csr<O>, win: bool, moving: &[u32], numbers: &[u32]) -> Answer {
+fn every_token<O: Offset>(
+    game: (&Csr<O>, &Values),
+    win: bool,
+    moving: &[u32],
+    numbers: &[u32],
+) -> Answer {
     let moves = if win {
         // A number is 1 + one of its moves' numbers, so the move is there.
         let n = |p: u32| numbers[p as usize];
-        moving.iter().filter_map(|&p| first_move(graph, p, &|s| n(s) + 1 == n(p))).collect()
+        moving.iter().filter_map(|&p| first_move(game, p, &|s| n(s) + 1 == n(p))).collect()
     } else {
         Vec::new()
     };
     Answer { verdict: Verdict::of(win), moves }
 }
 
-/// The first move of `p` to a position `want` accepts.
-fn first_move<O: Offset>(graph: &Csr<O>, p: u32, want: &dyn Fn(u32) -> bool) -> Option<(u32, u32)> {
-    graph.successors(p).iter().copied().find(|&s| want(s)).map(|s| (p, s))
+/// The first move of `p` (in mex order) to a position `want` accepts.
+fn first_move<O: Offset>(
+    (graph, values): (&Csr<O>, &Values),
+    p: u32,
+    want: &dyn Fn(u32) -> bool,
+) -> Option<(u32, u32)> {
+    let mut scratch = Scratch::default();
+    let moves = moves_in_mex_order(graph, p, |v| values.get(v), &mut scratch);
+    moves.iter().copied().find(|&s| want(s)).map(|s| (p, s))
 }
 
 /// The misère numbers of a case's nodes ([`Measures::Misere`]): each node's, the genus
@@ -206,7 +222,8 @@ fn genus_verdict((misere, genera, genus): MisereNumbers, positions: &[u32]) -> V
     }
 }
 
-/// A misère sum's answer: its verdict, and for a WIN the first one-token move to a LOSE.
+/// A misère sum's answer: its verdict, and for a WIN the first one-token move to a LOSE (its
+/// token the first that has one, its move the first in mex order).
 fn misere_answer<O: Offset>(
     graph: &Csr<O>,
     numbers: MisereNumbers,
@@ -217,8 +234,9 @@ fn misere_answer<O: Offset>(
     let mut moves = Vec::new();
     if verdict == Verdict::Win {
         let mut after = positions.to_vec();
+        let mut scratch = Scratch::default();
         'search: for (k, &p) in positions.iter().enumerate() {
-            for &s in graph.successors(p) {
+            for &s in moves_in_mex_order(graph, p, |v| values.get(v), &mut scratch) {
                 after[k] = s;
                 if misere_verdict(numbers, values, &after) == Verdict::Lose {
                     moves.push((p, s));

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::answer::{self, Outcome};
 use crate::eval::{self, Values};
+use crate::graph::mex_order::{moves_in_mex_order, Scratch};
 use crate::graph::GameGraph;
 use crate::index::IndexedCase;
 
@@ -30,7 +31,8 @@ pub struct Position {
     /// How many moves it has.
     pub out_degree: u32,
     /// Its moves: those to a LOSE first (the winning ones), then to a DRAW, then to a WIN;
-    /// in the input's order within each.
+    /// in mex order within each ([`crate::graph::mex_order`]: the first move to each value
+    /// below the position's, then the others in the input's order), as an index keeps them.
     pub moves: Vec<Move>,
 }
 
@@ -70,9 +72,14 @@ pub fn position(case: &IndexedCase, loopy: bool, node: u32) -> Option<Position> 
             false => Outcome::of(values, tokens),
         }
     };
+    let (value, mut scratch) = (|v: u32| values.get(v), Scratch::default());
     let mut moves: Vec<(Outcome, Move)> = match graph {
-        GameGraph::Chess(g) => node_moves(g.successors(node), values, outcome),
-        GameGraph::ChessWide(g) => node_moves(g.successors(node), values, outcome),
+        GameGraph::Chess(g) => {
+            node_moves(moves_in_mex_order(g, node, value, &mut scratch), values, outcome)
+        }
+        GameGraph::ChessWide(g) => {
+            node_moves(moves_in_mex_order(g, node, value, &mut scratch), values, outcome)
+        }
         GameGraph::Sums(g) => g
             .moves(node)
             .map(|m| {

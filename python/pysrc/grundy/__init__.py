@@ -186,7 +186,9 @@ class Graph:
         return f"grundy.Graph(nodes={self.node_count}, edges={self.edge_count})"
 
     def csr(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(indptr, indices)``: ``int64`` offsets and ``uint32`` move targets."""
+        """``(indptr, indices)``: ``int64`` offsets and ``uint32`` move targets. A graph read
+        from an index has each row in mex order (the first move to each value below the row's
+        own, in turn, then the others in the input's order: docs/INDEX.md), the same moves."""
         return self._g.csr()
 
     def values(self, threads: int | None = None) -> np.ndarray:
