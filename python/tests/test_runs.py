@@ -142,7 +142,11 @@ def test_ctrl_c_interrupts_a_long_run_and_stops_its_work():
     time.sleep(1.0)
     sent = time.monotonic()
     child.send_signal(2)
-    assert child.stdout.readline().strip() == "interrupted"
+    line = child.stdout.readline().strip()
+    # Seen once in a full run (an empty read): say how the child ended, should it recur.
+    if line != "interrupted":
+        rest = child.stdout.read()
+        pytest.fail(f"read {line!r}, then {rest!r}; the child's exit: {child.wait(10)}")
     assert time.monotonic() - sent < 1.0
     # The engine's thread stops at its next progress report: the process is idle after.
     assert float(child.stdout.readline()) < 0.2
