@@ -248,8 +248,7 @@ pub const AHEAD: [usize; 4] = [24, 16, 8, 4];
 /// Starts the reads that finding a winning move for tokens on `positions` will make, the
 /// `stage`-th of [`AHEAD`]: the tokens' values (0); then, the values being in cache, the
 /// mover's list bounds (1), its list (2), its followers' values (3; in mex order, the one
-/// follower the move is). A hint only: what it
-/// reads is read again by the search.
+/// follower the move is). A hint only: what it reads is read again by the search.
 #[inline]
 pub fn prefetch_move(graph: &GameGraph, values: &Values, positions: &[u32], stage: usize) {
     if stage == 0 {
