@@ -81,48 +81,123 @@ fn in_node_order(n: u32, mut lists: Vec<(u32, usize, usize)>, targets: Vec<u32>)
 /// [`graph`] of an adjacency whose nodes are Python `int`s, read from the dicts' entries
 /// without touching their values (networkx's edge-attribute dicts, a cache miss each): `None`
 /// when a key is not an `int` (a numpy integer, say), for [`graph`] to read them by `__index__`.
+///
+/// The dicts and the keys lie anywhere in memory, so the walk is bound by the latency of its
+/// reads. It goes in stages, each asking early for what a later one reads: the dicts' headers,
+/// then their entries; and it reads as few keys' objects as it can (see [`Known`]).
 fn numbered(adj: &Bound<'_, PyDict>) -> PyResult<Option<GameGraph>> {
     let n = node_count(adj.len())?;
-    let id = |key| small_int(key).filter(|&i| i < u64::from(n)).map(|i| i as u32);
-    let mut seen = vec![false; n as usize];
-    let mut nodes = Vec::with_capacity(n as usize);
+    let next = Next::find(adj.py());
+    let (mut keys, mut dicts) = (Vec::with_capacity(n as usize), Vec::new());
     // SAFETY (every walk): the GIL is held (`adj` is bound to it) and the closures call no
-    // Python code, so no dict changes while it is walked; `adj` holds every dict walked.
-    let numbered = unsafe {
-        walk(adj.as_ptr(), |key, neighbours| {
-            let Some(v) = id(key) else { return false };
-            // A repeated number or a list that is not a dict: the general path says which.
-            let fresh = !std::mem::replace(&mut seen[v as usize], true);
-            fresh && ffi::PyDict_Check(neighbours) != 0 && {
-                nodes.push((v, neighbours));
-                true
-            }
+    // Python code, so no dict changes while it is walked; `adj` holds every dict walked, and
+    // each dict holds its keys, so every pointer gathered stays alive until this returns.
+    unsafe {
+        next.walk(adj.as_ptr(), |key, hash, neighbours| {
+            keys.push((key, hash));
+            dicts.push(neighbours);
         })
     };
-    if !numbered {
-        return Ok(None);
+    let mut known = Known::new(n);
+    let Some(nodes) = known.numbers(&keys) else { return Ok(None) };
+    let mut seen = vec![false; n as usize];
+    for (&v, &neighbours) in nodes.iter().zip(&dicts) {
+        // A repeated number or a list that is not a dict: the general path says which.
+        // SAFETY: `neighbours` is alive (above); PyDict_Check reads its type's flags.
+        if std::mem::replace(&mut seen[v as usize], true)
+            || unsafe { ffi::PyDict_Check(neighbours) } == 0
+        {
+            return Ok(None);
+        }
     }
-    let mut targets = Vec::new();
+    keys.clear();
     let mut lists = Vec::with_capacity(n as usize);
-    let mut whole = true;
-    for (i, &(v, neighbours)) in nodes.iter().enumerate() {
-        // The dicts lie anywhere in memory: ask for the next ones' headers early.
-        if let Some(&(_, ahead)) = nodes.get(i + AHEAD) {
+    for (i, (&v, &neighbours)) in nodes.iter().zip(&dicts).enumerate() {
+        if let Some(&ahead) = dicts.get(i + 2 * AHEAD) {
             prefetch(ahead);
         }
-        let start = targets.len();
-        // SAFETY: as above.
-        whole &= unsafe { walk(neighbours, |to, _| id(to).map(|t| targets.push(t)).is_some()) };
-        if !whole {
-            break;
+        if let Some(&ahead) = dicts.get(i + AHEAD).filter(|_| next.cpython) {
+            prefetch_entries(ahead);
         }
-        lists.push((v, start, targets.len() - start));
+        let start = keys.len();
+        // SAFETY: as above.
+        unsafe { next.walk(neighbours, |key, hash, _| keys.push((key, hash))) };
+        lists.push((v, start, keys.len() - start));
     }
-    Ok(whole.then(|| in_node_order(n, lists, targets)))
+    Ok(known.numbers(&keys).map(|targets| in_node_order(n, lists, targets)))
 }
 
 /// How many dicts ahead of the one walked [`numbered`] asks for.
 const AHEAD: usize = 8;
+
+/// Keys taken to be the `int`s 0 to n-1 by their hashes (an `int`'s hash is itself, for
+/// these), each new object checked after: a networkx graph's dicts hold few objects for each
+/// node (often one, as when the edges were built from one list of nodes), so few keys' objects
+/// are read, a cache miss each, and those are asked for ahead of their reads.
+struct Known {
+    /// For each number, the last object taken to be it.
+    objects: Vec<*mut ffi::PyObject>,
+}
+
+impl Known {
+    fn new(n: u32) -> Known {
+        Known { objects: vec![std::ptr::null_mut(); n as usize] }
+    }
+
+    /// The number of each key of `keys` (with its hash, -1 when unknown), or `None` when one
+    /// is not an `int` from 0 to n-1 whose hash is itself.
+    fn numbers(&mut self, keys: &[(*mut ffi::PyObject, ffi::Py_hash_t)]) -> Option<Vec<u32>> {
+        let n = self.objects.len() as u64;
+        let mut numbers = Vec::with_capacity(keys.len());
+        // Objects taken for the first time, to check: a key is numbered `h` here only when
+        // it is the very object of a claim `(object, h)`, and each claim is checked below.
+        let mut claims = Vec::new();
+        for &(key, hash) in keys {
+            let number = match u64::try_from(hash).ok().filter(|&h| h < n) {
+                Some(h) => {
+                    let known = &mut self.objects[h as usize];
+                    if *known != key {
+                        *known = key;
+                        claims.push((key, h));
+                    }
+                    h
+                }
+                // No hash, or one that is not a number: read the key itself.
+                None => small_int(key).filter(|&i| i < n)?,
+            };
+            numbers.push(number as u32);
+        }
+        const AHEAD: usize = 16;
+        for (i, &(key, h)) in claims.iter().enumerate() {
+            if let Some(&(ahead, _)) = claims.get(i + AHEAD) {
+                prefetch(ahead);
+            }
+            if small_int(key) != Some(h) {
+                return None;
+            }
+        }
+        Some(numbers)
+    }
+}
+
+/// Hints that the entries of the dict `dict`, a CPython `dict`, will be read soon. What it
+/// reads of the dict is CPython's layout (`ma_used` and `ma_keys`, at the same offsets from
+/// 3.9 to 3.14), but only for hints: another layout would make the hints wrong, never a read.
+fn prefetch_entries(dict: *mut ffi::PyObject) {
+    /// The most cache lines asked for one dict.
+    const LINES: usize = 12;
+    let words = dict.cast::<usize>();
+    // SAFETY: `dict` is a live CPython `dict` (checked above), whose object holds these words
+    // (PyDictObject: the object header, ma_used, a 64-bit tag, ma_keys and ma_values, at least
+    // 48 bytes in every CPython, `Next::find` checks), and reading them as integers is defined
+    // whatever they hold.
+    let (used, entries) = unsafe { (words.add(2).read(), words.add(4).read()) };
+    // The keys object's header (32 bytes), its index table and its entries (24 bytes each).
+    let lines = (used.saturating_mul(24).saturating_add(96) / 64 + 1).min(LINES);
+    for line in 0..lines {
+        prefetch((entries as *mut ffi::PyObject).wrapping_byte_add(line * 64));
+    }
+}
 
 /// Hints that the object at `object` will be read soon.
 fn prefetch(object: *mut ffi::PyObject) {
@@ -137,26 +212,82 @@ fn prefetch(object: *mut ffi::PyObject) {
     let _ = object;
 }
 
-/// Calls `f` on each `(key, value)` of the dict `dict` until it returns false; true when it
-/// never did. The pointers are borrowed: alive while the dict holds them.
-///
-/// # Safety
-///
-/// `dict` is a live `dict`, the GIL is held, and `f` does not change the dict (it runs no
-/// Python code).
-unsafe fn walk(
-    dict: *mut ffi::PyObject,
-    mut f: impl FnMut(*mut ffi::PyObject, *mut ffi::PyObject) -> bool,
-) -> bool {
-    let mut at: ffi::Py_ssize_t = 0;
-    let (mut key, mut value) = (std::ptr::null_mut(), std::ptr::null_mut());
-    // SAFETY: the caller's guarantees; PyDict_Next writes borrowed references.
-    while unsafe { ffi::PyDict_Next(dict, &mut at, &mut key, &mut value) } != 0 {
-        if !f(key, value) {
-            return false;
+/// CPython's `_PyDict_Next`: `PyDict_Next` that also gives each key's hash, as the dict keeps
+/// it. Not in the stable ABI, so looked up when the module runs.
+type NextWithHash = unsafe extern "C" fn(
+    *mut ffi::PyObject,
+    *mut ffi::Py_ssize_t,
+    *mut *mut ffi::PyObject,
+    *mut *mut ffi::PyObject,
+    *mut ffi::Py_hash_t,
+) -> std::os::raw::c_int;
+
+/// How the dicts are walked: with the keys' hashes where the interpreter gives them.
+#[derive(Clone, Copy)]
+struct Next {
+    with_hash: Option<NextWithHash>,
+    /// Whether the interpreter is CPython, whose `dict` objects [`prefetch_entries`] reads.
+    cpython: bool,
+}
+
+impl Next {
+    /// `_PyDict_Next` when the running interpreter exports it (CPython does: a private
+    /// function, looked up by name so that an interpreter without it takes `PyDict_Next`).
+    fn find(py: Python<'_>) -> Next {
+        static FOUND: std::sync::OnceLock<(Option<usize>, bool)> = std::sync::OnceLock::new();
+        let (found, cpython) = *FOUND.get_or_init(|| {
+            // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol
+            // up in the process's loaded objects.
+            let symbol = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"_PyDict_Next".as_ptr()) };
+            let found = (!symbol.is_null()).then_some(symbol as usize);
+            (found, is_cpython(py))
+        });
+        // SAFETY: the symbol `_PyDict_Next` of CPython is that function, of this signature
+        // (unchanged since Python 3.0). Only CPython's is trusted.
+        let with_hash = found
+            .filter(|_| cpython)
+            .map(|f| unsafe { std::mem::transmute::<usize, NextWithHash>(f) });
+        Next { with_hash, cpython }
+    }
+
+    /// Calls `f` on each `(key, hash, value)` of the dict `dict` (the hash -1 when unknown).
+    /// The pointers are borrowed: alive while the dict holds them.
+    ///
+    /// # Safety
+    ///
+    /// `dict` is a live `dict`, the GIL is held, and `f` does not change the dict (it runs no
+    /// Python code).
+    unsafe fn walk(
+        self,
+        dict: *mut ffi::PyObject,
+        mut f: impl FnMut(*mut ffi::PyObject, ffi::Py_hash_t, *mut ffi::PyObject),
+    ) {
+        let mut at: ffi::Py_ssize_t = 0;
+        let (mut key, mut value, mut hash) = (std::ptr::null_mut(), std::ptr::null_mut(), -1);
+        // SAFETY: the caller's guarantees; both functions write borrowed references.
+        match self.with_hash {
+            Some(next) => {
+                while unsafe { next(dict, &mut at, &mut key, &mut value, &mut hash) } != 0 {
+                    f(key, hash, value);
+                }
+            }
+            None => {
+                while unsafe { ffi::PyDict_Next(dict, &mut at, &mut key, &mut value) } != 0 {
+                    f(key, -1, value);
+                }
+            }
         }
     }
-    true
+}
+
+/// Whether the interpreter is CPython with `dict` objects of at least 48 bytes (what
+/// [`prefetch_entries`] reads).
+fn is_cpython(py: Python<'_>) -> bool {
+    let name = py
+        .import("sys")
+        .and_then(|sys| sys.getattr("implementation")?.getattr("name")?.extract::<String>());
+    let size = py.get_type::<PyDict>().getattr("__basicsize__").and_then(|s| s.extract::<usize>());
+    matches!((name.as_deref(), size), (Ok("cpython"), Ok(48..)))
 }
 
 /// The value of `key` when it is a Python `int` from 0 to 2^63 - 1.

@@ -158,6 +158,45 @@ def test_networkx_and_scipy_graphs():
         grundy.Graph.from_scipy(scipy.sparse.csr_matrix((2, 3)))
 
 
+def test_networkx_nodes_are_read_by_value_whatever_their_objects_and_hashes():
+    # Numbers above 256, each edge's its own int object (as when read from a file): the fast
+    # path takes keys by their hashes and checks each new object.
+    rng = random.Random(5)
+    n = 700
+    lists = random_dag(rng, n, 4)
+    simple = [sorted(set(l), key=l.index) for l in lists]
+    G = nx.DiGraph()
+    G.add_nodes_from(int(str(v)) for v in range(n))
+    G.add_edges_from((int(str(v)), int(str(w))) for v, l in enumerate(lists) for w in l)
+    g = grundy.Graph.from_networkx(G)
+    assert g.csr()[1].tolist() == [w for l in simple for w in l]
+    assert g.values().tolist() == oracle(n, simple)[0]
+
+    class Liar(int):
+        """An int whose hash is another node's number."""
+
+        def __hash__(self):
+            return (int(self) + 1) % 3
+
+    class Impostor:
+        """Not an int, with a node's number as its hash."""
+
+        def __hash__(self):
+            return 1
+
+    class Adjacency:
+        pass
+
+    liars = Adjacency()
+    liars._adj = {0: {Liar(1): {}}, 1: {Liar(2): {}}, 2: {}}
+    g = grundy.Graph.from_networkx(liars)
+    assert (g.csr()[1].tolist(), g.values().tolist()) == ([1, 2], [0, 1, 0])
+    impostor = Adjacency()
+    impostor._adj = {0: {Impostor(): {}}, 1: {}}
+    with pytest.raises(ValueError, match="is not one of the integers 0 to 1"):
+        grundy.Graph.from_networkx(impostor)
+
+
 def test_cycles_name_their_nodes():
     with pytest.raises(grundy.CycleError, match=r"^cycle 0 -> 1 -> 0$") as caught:
         grundy.Graph.from_edges([0, 1, 1], [1, 0, 2]).values()
