@@ -165,8 +165,8 @@ pub enum FormatName {
 /// What `--genus` does, on every command that takes it.
 const GENUS_HELP: &str = "With --play misere: Conway's genus of every node too (values' \
     misere_genus column; an index keeps it), which decides more sums: one token of any kind \
-    among tokens equal to nim heaps *1 to *3. It costs time: about 1.5x the misère run on \
-    random graphs of 10 moves a node.";
+    among tokens equal to nim heaps *1 to *3 (*2 or *3 among them) and one more heap. It costs \
+    time: about 1.5x the misère run on random graphs of 10 moves a node.";
 
 /// How a query's tokens are played, as `--play` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -175,7 +175,8 @@ pub enum PlayName {
     #[default]
     Normal,
     /// One token moves; the last to move loses. A sum of two or more tokens not equal to *0
-    /// is decided where they all equal nim heaps (Conway's misère mex rule), else UNDECIDED.
+    /// is decided where they are all nim heaps or tame (Winning Ways' tame rule), or all but
+    /// one are heaps *1 to *3 and one more heap (the genus rule), else UNDECIDED.
     Misere,
     /// Every token moves; the game ends as soon as one cannot (remoteness).
     Conjunctive,

@@ -10,9 +10,10 @@
 //!   suspense) drops to an even one and no other passes it.
 //! - misère: tokens equal to `*0` change no outcome and are dropped; one token left is
 //!   decided by its misère Grundy value; tokens that are each a nim heap or tame
-//!   ([`Misere::tame`]) follow the tame rule (below); with the genus ([`super::genus`]), one
-//!   token of any kind among tokens equal to heaps `*1`, `*2` and `*3` follows the genus rule
-//!   (below); any other sum is UNDECIDED, with the reason, never guessed. A winning move is
+//!   ([`Misere::tame`]) follow the tame rule (below); one token of any kind among tokens
+//!   equal to heaps `*1`, `*2` and `*3` and at most one more heap of any size follows the
+//!   genus rule (below: with a heap `*2` or `*3` among them, it needs the genus,
+//!   [`super::genus`]); any other sum is UNDECIDED, with the reason, never guessed. A winning move is
 //!   the first move of one token (in query order, then move order) after which the sum is
 //!   decided a LOSE.
 //!
@@ -38,13 +39,22 @@
 //! non-sink token flips its `g`, or, all fickle tokens sinks, `F` is (`1`, `1`) and moves to
 //! misère value 0.
 //!
-//! The genus rule: `G + a·*1 + b·*2 + c·*3` has misère Grundy value `γ(b+c)(G) ^ ((a+c) & 1)`,
-//! so it is a WIN exactly when that is not 0. A token on a position equal to a heap (by the
-//! mex rule: equality in misère play, so in every sum) is replaced by the heap; `*3 = *2 + *1`
-//! (the options of `*2 + *1` are `*1 + *1`, which is `*0` by the mex rule, `*1` and `*2`, all
-//! heaps with a `*0` among them, so it equals `*mex = *3`); adding `*1` flips the last bit of
-//! a misère Grundy value (proved in [`super::genus`]), and `*1 + *1 = *0`; and `G + n·*2` has
-//! value `γn(G)` by the genus's definition.
+//! The genus rule: `Y = G + a·*1 + b·*2 + c·*3` has misère Grundy value
+//! `m(Y) = γ(b+c)(G) ^ ((a+c) & 1)`, and `Y + *k`, for a heap `*k` of any size (`k = 0`: no
+//! heap), is a LOSE exactly when `m(Y) = k` (Winning Ways, chapter 13: one game, heaps `*1`
+//! to `*3`, and one more heap). A token on a position equal to a heap (by the mex rule:
+//! equality in misère play, so in every sum) is replaced by the heap; `*3 = *2 + *1` (the
+//! options of `*2 + *1` are `*1 + *1`, which is `*0` by the mex rule, `*1` and `*2`, all heaps
+//! with a `*0` among them, so it equals `*mex = *3`); adding `*1` flips the last bit of a
+//! misère Grundy value (proved in [`super::genus`]), and `*1 + *1 = *0`; `G + n·*2` has value
+//! `γn(G)` by the genus's definition, so with `b + c = 0` the rule needs only `γ0(G)`, the
+//! misère Grundy value. That `Y + *k` is a LOSE exactly when `k = m(Y)`, for any game `Y`, by
+//! induction on `Y + *k`: with no move at all (`Y` has none, `k = 0`) the player to move wins,
+//! and `m(Y) = 1 != 0`. If `k = m(Y)`, a move to `Y + *j`, `j < k`, leaves `j != m(Y)`, and a
+//! move to `Y' + *k` leaves `k != m(Y')`, since `m(Y)` is the mex of the `m(Y')`: every move
+//! leaves a WIN. If `k > m(Y)`, the heap moves to `*m(Y)`; if `k < m(Y)`, `Y` is no sink
+//! (else `m(Y) = 1` and `k = 0`, and `Y + *0 = Y` has no move: a WIN) and has a move `Y'` with
+//! `m(Y') = k`: either way to a LOSE.
 //!
 //! An empty sum has no move: a LOSE, but in misère play, where it is a WIN.
 
@@ -87,12 +97,13 @@ impl Verdict {
 }
 
 /// Why a misère sum is not decided.
-pub const WILD: &str = "two or more tokens not equal to *0, not all nim heaps or tame";
+pub const WILD: &str =
+    "two or more tokens not equal to *0, not all nim heaps or tame, nor one among heaps";
 /// Why a misère sum the genus rule would take is not decided without the genus.
 pub const NEEDS_GENUS: &str =
-    "one wild token among heaps *1 to *3: decided with --genus (Conway's genus)";
+    "one wild token among heaps, *2 or *3 among them: decided with --genus (Conway's genus)";
 /// Why a misère sum the genus rule takes is not decided: its wild token's genus is not known.
-pub const GENUS_UNKNOWN: &str = "one wild token among heaps *1 to *3, whose genus is not known";
+pub const GENUS_UNKNOWN: &str = "one wild token among heaps, whose genus is not known";
 
 /// A sum decided, and for a WIN the move: `(from, to)` of each token it moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,27 +208,32 @@ pub fn misere_verdict(numbers: MisereNumbers, values: &Values, positions: &[u32]
     Verdict::of(if firm { nim != 0 } else { nim != 1 })
 }
 
-/// The genus rule (module docs) for a sum of two or more tokens not equal to `*0`: decided
-/// when all but one equal heaps `*1` to `*3` and that one's genus is known.
+/// The genus rule (module docs) for a sum of two or more tokens not equal to `*0`, one of
+/// them neither a heap nor tame: decided when all the others equal heaps `*1` to `*3` but at
+/// most one, which equals a heap of any size, and the genus entry the rule reads is known.
 fn genus_verdict((misere, genera, genus): MisereNumbers, positions: &[u32]) -> Verdict {
-    let (mut wild, mut ones, mut twos) = (None, 0usize, 0usize);
+    let (mut wild, mut big, mut ones, mut twos) = (None, None, 0usize, 0usize);
     for &p in positions {
         match misere[p as usize].heap() {
             Some(0) => {}
             Some(1) => ones += 1,
             Some(2) => twos += 1,
             Some(3) => (ones, twos) = (ones + 1, twos + 1),
-            _ if wild.is_none() => wild = Some(p),
+            Some(k) if big.is_none() => big = Some(k),
+            None if wild.is_none() => wild = Some(p),
             _ => return Verdict::Undecided(WILD),
         }
     }
-    // All heaps of 3 or less: the tame rule decides such a sum before this one is asked.
+    // All heaps: the tame rule decides such a sum before this one is asked.
     let Some(wild) = wild else { return Verdict::Undecided(WILD) };
-    if !genus {
-        return Verdict::Undecided(NEEDS_GENUS);
-    }
-    match genera.at(wild, misere[wild as usize].grundy(), twos) {
-        Some(gamma) => Verdict::of(gamma ^ (ones as u32 & 1) != 0),
+    let gamma0 = misere[wild as usize].grundy();
+    let gamma = match (twos, genus) {
+        (0, _) => Some(gamma0),
+        (_, false) => return Verdict::Undecided(NEEDS_GENUS),
+        (_, true) => genera.at(wild, gamma0, twos),
+    };
+    match gamma {
+        Some(gamma) => Verdict::of(gamma ^ (ones as u32 & 1) != big.unwrap_or(0)),
         None => Verdict::Undecided(GENUS_UNKNOWN),
     }
 }
