@@ -585,6 +585,62 @@ fn with_heaps_to(rng: &mut Rng, n: usize, top: usize) -> (Vec<Vec<u32>>, Vec<u32
     (lists, heaps)
 }
 
+/// A query's answers by `solve --play misere`, with `--genus` and without: its verdict lines
+/// and its report rows.
+struct MisereAnswers {
+    line: String,
+    row: String,
+    plain_line: String,
+    plain_row: String,
+}
+
+/// [`MisereAnswers`] of each of `queries` on `lists` (written messily into `dir`).
+fn misere_answers(
+    rng: &mut Rng,
+    dir: &std::path::Path,
+    lists: &[Vec<u32>],
+    queries: &[Vec<u32>],
+) -> Vec<MisereAnswers> {
+    let case = Case { lists: lists.to_vec(), queries: queries.to_vec() };
+    let input = write_file(dir, "g.txt", &write_messy(rng, &[case], false));
+    let (p, r) = (input.to_str().unwrap(), dir.join("r.csv"));
+    let r = r.to_str().unwrap();
+    let with = run(&["solve", "--play", "misere", "--genus", p, "--report", r], None).ok();
+    let report = std::fs::read_to_string(r).unwrap();
+    let without = run(&["solve", "--play", "misere", p, "--report", r], None).ok();
+    let plain = std::fs::read_to_string(r).unwrap();
+    let rows = report.lines().skip(1).zip(plain.lines().skip(1));
+    let lines = with.lines().zip(without.lines());
+    let answers: Vec<MisereAnswers> = lines
+        .zip(rows)
+        .map(|((line, plain_line), (row, plain_row))| MisereAnswers {
+            line: line.into(),
+            row: row.into(),
+            plain_line: plain_line.into(),
+            plain_row: plain_row.into(),
+        })
+        .collect();
+    assert_eq!(answers.len(), queries.len(), "{with}");
+    answers
+}
+
+/// The move of report `row`, a WIN's for tokens `q` under misère play, is one of a token's
+/// moves and leaves a LOSE by the game tree.
+fn assert_move_leaves_a_lose(
+    lists: &[Vec<u32>],
+    q: &[u32],
+    row: &str,
+    memo: &mut HashMap<Vec<u32>, bool>,
+) {
+    let fields: Vec<&str> = row.split(',').collect();
+    let (from, to) = (ids(fields[4]), ids(fields[5]));
+    let k = q.iter().position(|&t| Some(&t) == from.first()).expect("a move");
+    let mut after = q.to_vec();
+    after[k] = to[0];
+    assert!(lists[from[0] as usize].contains(&to[0]), "{row}");
+    assert!(!wins(lists, "misere", &after, memo), "{q:?}: {row}");
+}
+
 /// `values --play misere --genus`: each node's `misere_genus` prefix gives the misère Grundy
 /// value of the node plus 0 to 5 heaps of 2 (its definition), by the sum's game tree, on
 /// random DAGs; and the nim heaps have Winning Ways' genera.
@@ -639,29 +695,13 @@ fn the_genus_decides_one_token_among_small_heaps() {
                 q
             })
             .collect();
-        let case = Case { lists: lists.clone(), queries: queries.clone() };
-        let input = write_file(dir.path(), "g.txt", &write_messy(&mut rng, &[case], false));
-        let (p, r) = (input.to_str().unwrap(), dir.path().join("r.csv"));
-        let r = r.to_str().unwrap();
-        let with = run(&["solve", "--play", "misere", "--genus", p, "--report", r], None).ok();
-        let report = std::fs::read_to_string(r).unwrap();
-        let without = run(&["solve", "--play", "misere", p, "--report", r], None).ok();
-        let plain = std::fs::read_to_string(r).unwrap();
         let mut memo = HashMap::new();
-        let rows = report.lines().skip(1).zip(plain.lines().skip(1));
-        for (((q, line), before), (row, plain_row)) in
-            queries.iter().zip(with.lines()).zip(without.lines()).zip(rows)
-        {
+        for (q, a) in queries.iter().zip(misere_answers(&mut rng, dir.path(), &lists, &queries)) {
+            let (line, row, before, plain_row) = (&*a.line, &*a.row, &*a.plain_line, &a.plain_row);
             let win = wins(&lists, "misere", q, &mut memo);
             assert_eq!(line, if win { "WIN" } else { "LOSE" }, "round {round} {q:?}: {row}");
             if win {
-                let fields: Vec<&str> = row.split(',').collect();
-                let (from, to) = (ids(fields[4]), ids(fields[5]));
-                let k = q.iter().position(|&t| Some(&t) == from.first()).expect("a move");
-                let mut after = q.clone();
-                after[k] = to[0];
-                assert!(lists[from[0] as usize].contains(&to[0]), "{row}");
-                assert!(!wins(&lists, "misere", &after, &mut memo), "round {round}: {row}");
+                assert_move_leaves_a_lose(&lists, q, row, &mut memo);
             }
             if before == "UNDECIDED" {
                 undecided += 1;
@@ -695,19 +735,9 @@ fn the_genus_rule_takes_one_more_heap_of_any_size() {
                 q
             })
             .collect();
-        let case = Case { lists: lists.clone(), queries: queries.clone() };
-        let input = write_file(dir.path(), "g.txt", &write_messy(&mut rng, &[case], false));
-        let (p, r) = (input.to_str().unwrap(), dir.path().join("r.csv"));
-        let r = r.to_str().unwrap();
-        let with = run(&["solve", "--play", "misere", "--genus", p, "--report", r], None).ok();
-        let report = std::fs::read_to_string(r).unwrap();
-        let without = run(&["solve", "--play", "misere", p, "--report", r], None).ok();
-        let plain = std::fs::read_to_string(r).unwrap();
         let mut memo = HashMap::new();
-        let rows = report.lines().skip(1).zip(plain.lines().skip(1));
-        for (((q, line), before), (row, plain_row)) in
-            queries.iter().zip(with.lines()).zip(without.lines()).zip(rows)
-        {
+        for (q, a) in queries.iter().zip(misere_answers(&mut rng, dir.path(), &lists, &queries)) {
+            let (line, row, before, plain_row) = (&*a.line, &*a.row, &*a.plain_line, &a.plain_row);
             let bigs = q.iter().filter(|t| heaps[4..].contains(t)).count();
             let twos = q.iter().any(|&t| t == heaps[2] || t == heaps[3]);
             let win = wins(&lists, "misere", q, &mut memo);
@@ -719,13 +749,7 @@ fn the_genus_rule_takes_one_more_heap_of_any_size() {
                 one_big += usize::from(bigs == 1);
             }
             if win && line == "WIN" {
-                let fields: Vec<&str> = row.split(',').collect();
-                let (from, to) = (ids(fields[4]), ids(fields[5]));
-                let k = q.iter().position(|&t| Some(&t) == from.first()).expect("a move");
-                let mut after = q.clone();
-                after[k] = to[0];
-                assert!(lists[from[0] as usize].contains(&to[0]), "{row}");
-                assert!(!wins(&lists, "misere", &after, &mut memo), "round {round}: {row}");
+                assert_move_leaves_a_lose(&lists, q, row, &mut memo);
             }
             match before {
                 "UNDECIDED" if bigs == 1 => {
