@@ -222,8 +222,9 @@ class Graph:
         token per query). With ``loopy``, as a loopy game: ``"DRAW"`` where neither player
         can force a win. With ``play`` (``"misere"``, ``"conjunctive"``, ``"continued"``,
         ``"selective"``: the CLI's ``--play``, acyclic games only), the tokens played that way;
-        misère play gives ``"UNDECIDED"`` where the theory does not decide the sum (with
-        ``genus``, as ``--genus``, one token of any kind among heaps ``*1`` to ``*3`` too)."""
+        misère play gives ``"UNDECIDED"`` where the theory does not decide the sum (the
+        README's "Misère play"; with ``genus``, as ``--genus``, one token of any kind among
+        heaps ``*1`` to ``*3``, some ``*2`` or ``*3``, and one more heap too)."""
         if play != "normal":
             return self._play(queries, loopy, (play, genus), threads)[0]
         return self._g.answer(*_queries(queries), loopy, False, threads)[0]
