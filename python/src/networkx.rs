@@ -243,7 +243,7 @@ impl Next {
             (found, is_cpython(py))
         });
         // SAFETY: the symbol `_PyDict_Next` of CPython is that function, of this signature
-        // (unchanged since Python 3.0). Only CPython's is trusted.
+        // (Include/cpython/dictobject.h, the same in every CPython 3). Only CPython's is trusted.
         let with_hash = found
             .filter(|_| cpython)
             .map(|f| unsafe { std::mem::transmute::<usize, NextWithHash>(f) });
