@@ -11,7 +11,10 @@
 //! 2. the values below `c` that are not common and not marked yet must each be a move's
 //!    value, or G(h) is the smallest that is not: walk the splits from the ends in
 //!    (`(1, m - 1)`, `(2, m - 2)`, ...), marking values until none is missing or the walk
-//!    ends (then `h` is a rare heap: rare, as the name says).
+//!    ends (then `h` is a rare heap: rare, as the name says). Once at most `FEW` values
+//!    are missing, the walk stops marking and compares each split's value with those few
+//!    instead, 8 or 16 splits at once: most of a walk is spent looking for its last one or
+//!    two values.
 //!
 //! Exact for any such `C`: it only decides how short the lists and the walks are. `C` is
 //! chosen greedily, most frequent value first, when the heap count doubles; a value seen for
@@ -26,7 +29,7 @@
 //! heaps stop appearing after about 2^14, but a heap's last missing value needs a few thousand
 //! splits (from the middle out, it would often need tens of thousands).
 
-use std::ops::Range;
+use std::ops::{BitOr, BitXor, Range};
 
 use rayon::prelude::*;
 
@@ -36,7 +39,16 @@ use crate::io::store::Plain;
 use crate::meter::Meter;
 
 /// A stored value: 1 byte while values fit, then 2, then 4.
-pub trait Value: Plain + Into<u32> + TryFrom<u32> {}
+pub trait Value:
+    Plain
+    + Into<u32>
+    + TryFrom<u32>
+    + From<bool>
+    + Default
+    + BitXor<Output = Self>
+    + BitOr<Output = Self>
+{
+}
 impl Value for u8 {}
 impl Value for u16 {}
 impl Value for u32 {}
@@ -48,6 +60,14 @@ const GROUP: usize = 8;
 /// Heaps whose common marks are made together, in parallel: the pairs whose other part is
 /// older than the block are all known when it starts.
 const BLOCK: usize = 1024;
+
+/// A walk looking for at most this many values compares the splits' values with each of them
+/// instead of marking them all: fewer instructions a split (see [`find_splits`]).
+const FEW: usize = 4;
+
+/// How many of the first values [`Reversed`] keeps: beyond them (a walk that crosses more
+/// splits than usual), the splits' values are marked.
+const REVERSED: usize = 1 << 16;
 
 /// The method's state between heaps: the common values, the rare heaps.
 pub struct Sparse {
@@ -109,8 +129,10 @@ impl Sparse {
     ) -> Result<(), usize> {
         debug_assert!(moves.three.is_empty());
         let (mut marks, mut walked, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut firsts, mut reversed) = (Vec::new(), Reversed::default());
         while g.len() <= upto {
             let n = g.len();
+            reversed.follow(g);
             if n.is_power_of_two() && n >= 64 {
                 self.choose_common(g);
                 if std::env::var_os("GRUNDY_TRACE").is_some() {
@@ -125,7 +147,8 @@ impl Sparse {
             }
             // Blocks end at the next power of two, where `C` is chosen again.
             let end = (n + BLOCK).min(upto + 1).min((n + 1).next_power_of_two().max(64));
-            self.mark_old_pairs(moves, g, n..end, &mut marks, &mut walked);
+            let scratch = (&mut marks, &mut walked, &mut firsts);
+            self.mark_old_pairs(moves, (g, &reversed), n..end, scratch);
             for (h, walked) in (n..end).zip(walked.chunks(stride(moves))) {
                 for (&j, &depth) in moves.two.iter().zip(walked) {
                     // A walk that stopped before the last split found its values.
@@ -135,9 +158,10 @@ impl Sparse {
                 }
             }
             let base = self.rare.len();
-            let rows = marks.chunks_mut(self.width as usize);
+            let rows = marks.chunks_mut(self.width as usize).zip(&firsts);
             for ((h, row), walked) in (n..end).zip(rows).zip(walked.chunks(stride(moves))) {
-                let x = self.value(moves, g, h, (row, walked), (n, base), &mut missing);
+                let x =
+                    self.value(moves, (g, &reversed), h, (row, walked), (n, base), &mut missing);
                 let Ok(v) = V::try_from(x) else { return Err(h) };
                 g.push(v);
                 let wider = x >= self.width;
@@ -255,17 +279,17 @@ impl Sparse {
     /// For every heap `h` of `heaps`, one row of `marks` (`width` bytes) marking the values of
     /// its splits whose rare part is older than the block and whose other part is too, then of
     /// the splits of two old heaps, from the ends in, until every value outside `C` below
-    /// the row's smallest unmarked value of `C` is marked or the old splits run out (the bulk
-    /// of the work, on every thread). `walked` gets, per heap and two-heap move, where the
-    /// walk stopped: the parts below it are marked. Any other value marked is a move's value
-    /// as well.
+    /// the row's smallest unmarked value of `C` then (its entry in `firsts`) is marked or the
+    /// old splits run out (the bulk of the work, on every thread). `walked` gets, per heap and
+    /// two-heap move, where the walk stopped: the values below the heap's entry in `firsts`
+    /// that the parts below it give are marked. Any other value marked is a move's value as
+    /// well.
     fn mark_old_pairs<V: Value>(
         &self,
         moves: &Moves,
-        g: &Column<V>,
+        (g, reversed): (&Column<V>, &Reversed<V>),
         heaps: Range<usize>,
-        marks: &mut Vec<u8>,
-        walked: &mut Vec<usize>,
+        (marks, walked, firsts): (&mut Vec<u8>, &mut Vec<usize>, &mut Vec<u32>),
     ) {
         let n = heaps.start;
         let width = self.width as usize;
@@ -273,8 +297,11 @@ impl Sparse {
         marks.resize(heaps.len() * width, 0);
         walked.clear();
         walked.resize(heaps.len() * stride(moves), 0);
+        firsts.clear();
+        firsts.resize(heaps.len(), 0);
         let (values, release): (&[V], &(dyn Fn() + Sync)) = (g, &|| g.release_cold());
-        let group = |(k, (rows, walked)): (usize, (&mut [u8], &mut [usize])), missing: &mut _| {
+        type Item<'a> = (usize, ((&'a mut [u8], &'a mut [usize]), &'a mut [u32]));
+        let group = |(k, ((rows, walked), firsts)): Item, missing: &mut _| {
             let first = n + k * GROUP;
             for &j in &moves.two {
                 match first.checked_sub(j as usize) {
@@ -287,16 +314,20 @@ impl Sparse {
                 }
             }
             let walked = walked.chunks_mut(stride(moves));
-            for (i, (row, walked)) in rows.chunks_mut(width).zip(walked).enumerate() {
-                self.missing_below_common(row, missing);
+            for (i, ((row, walked), at)) in
+                rows.chunks_mut(width).zip(walked).zip(firsts).enumerate()
+            {
+                *at = self.missing_below_common(row, missing);
                 for (&j, walked) in moves.two.iter().zip(walked) {
                     let m = (first + i).saturating_sub(j as usize);
-                    *walked = walk_up(row, (values, release), m, old_splits(m, n), missing);
+                    let reads = (values, reversed, release as &dyn Fn());
+                    *walked = walk_up(row, reads, m, old_splits(m, n), missing);
                 }
             }
         };
         let groups =
             marks.par_chunks_mut(width * GROUP).zip(walked.par_chunks_mut(stride(moves) * GROUP));
+        let groups = groups.zip(firsts.par_chunks_mut(GROUP));
         groups.enumerate().for_each_init(Vec::new, |missing, item| group(item, missing));
     }
 
@@ -345,14 +376,16 @@ impl Sparse {
     }
 
     /// G(h), given G(0..h) in `g`, `row` marking the values [`Sparse::mark_old_pairs`] found
-    /// for the block starting at heap `n` (`walked`: up to which split, per two-heap move),
-    /// whose rare heaps are those from `rare[base]` on; `missing` is scratch.
+    /// for the block starting at heap `n` (`walked`: up to which split, per two-heap move,
+    /// looking for the values below `first`), whose rare heaps are those from `rare[base]` on;
+    /// `missing` is scratch.
+    #[allow(clippy::too_many_arguments)]
     fn value<V: Value>(
         &self,
         moves: &Moves,
-        g: &Column<V>,
+        (g, reversed): (&Column<V>, &Reversed<V>),
         h: usize,
-        (row, walked): (&mut [u8], &[usize]),
+        ((row, &first), walked): ((&mut [u8], &u32), &[usize]),
         (n, base): (usize, usize),
         missing: &mut Vec<u32>,
     ) -> u32 {
@@ -382,14 +415,21 @@ impl Sparse {
             }
         }
         let common = self.missing_below_common(row, missing);
+        // The values the block's walks did not look for: at or above the row's smallest
+        // unmarked value of `C` then.
+        let mut later: Vec<u32> = missing.iter().copied().filter(|&x| x >= first).collect();
+        let release = || g.release_cold();
+        let reads = (values, reversed, &release as &dyn Fn());
         for (&j, &marked) in moves.two.iter().zip(walked) {
-            // The splits with a young part, never the row's to walk, then on up from where the
-            // row's walk stopped.
+            // The splits with a young part, never the row's to walk, then those the row's walk
+            // passed for the values it did not look for, then on up from where it stopped.
             let m = h.saturating_sub(j as usize);
             let old = old_splits(m, n);
-            let release = || g.release_cold();
-            walk_up(row, (values, &release), m, 1..old.start.min(m / 2 + 1), missing);
-            walk_up(row, (values, &release), m, marked..old.end, missing);
+            walk_up(row, reads, m, 1..old.start.min(m / 2 + 1), missing);
+            later.retain(|&x| row[x as usize] == 0);
+            walk_up(row, reads, m, old.start..marked, &mut later);
+            missing.retain(|&x| row[x as usize] == 0);
+            walk_up(row, reads, m, marked..old.end, missing);
         }
         if missing.is_empty() {
             return common;
@@ -429,6 +469,86 @@ fn mark_splits<V: Value>(row: &mut [u8], g: &[V], m: usize, parts: Range<usize>)
     }
 }
 
+/// Keeps in `missing` the values unmarked in `row`. Without a branch: which are marked is
+/// not to be guessed, and a wrong guess a value costs more than the store.
+fn keep_unmarked(row: &[u8], missing: &mut Vec<u32>) {
+    let mut kept = 0;
+    for i in 0..missing.len() {
+        let x = missing[i];
+        missing[kept] = x;
+        kept += usize::from(row[x as usize] == 0);
+    }
+    missing.truncate(kept);
+}
+
+/// Looks for the values of `missing` among those of the splits whose parts are `left[k]` and
+/// `right[k]`, keeping in `missing` those not found and marking in `row` those found. The
+/// splits' values are computed a chunk at a time, then compared with each value looked for:
+/// a compare and an OR a split and value (vectorized: 8 or 16 splits at once), against a store
+/// a split for marking them all.
+fn find_splits<V: Value>(row: &mut [u8], left: &[V], right: &[V], missing: &mut Vec<u32>) {
+    const CHUNK: usize = 256;
+    let mut xs = [V::default(); CHUNK];
+    for (l, r) in left.chunks(CHUNK).zip(right.chunks(CHUNK)) {
+        let xs = &mut xs[..l.len()];
+        for ((x, &a), &b) in xs.iter_mut().zip(l).zip(r) {
+            *x = a ^ b;
+        }
+        missing.retain(|&t| {
+            // A value wider than `V` is no split's.
+            let Ok(wanted) = V::try_from(t) else { return true };
+            let hits = xs.iter().fold(V::default(), |seen, &x| seen | V::from(x == wanted));
+            if hits != V::default() {
+                row[t as usize] = 1;
+            }
+            hits == V::default()
+        });
+        if missing.is_empty() {
+            return;
+        }
+    }
+}
+
+/// The first values in reverse order: the smaller parts of the splits `(a, m - a)` walked up
+/// from `a = 1` then read in the same direction as the larger ones, so that the compares of
+/// [`find_splits`] vectorize without a shuffle.
+struct Reversed<V> {
+    /// G(len - 1 - i) at `i`.
+    values: Vec<V>,
+}
+
+impl<V> Default for Reversed<V> {
+    fn default() -> Self {
+        Reversed { values: Vec::new() }
+    }
+}
+
+impl<V: Value> Reversed<V> {
+    /// Keeps up with `g`: the first `min(g.len(), REVERSED)` values, rounded down to a power of
+    /// two, reversed.
+    fn follow(&mut self, g: &[V]) {
+        let want = prev_power_of_two(g.len().min(REVERSED));
+        if want > self.values.len() {
+            self.values = g[..want].iter().rev().copied().collect();
+        }
+    }
+
+    /// G(a) for `a` in `parts`, last first, if kept.
+    fn parts(&self, parts: Range<usize>) -> Option<&[V]> {
+        let len = self.values.len();
+        (parts.end <= len).then(|| &self.values[len - parts.end..len - parts.start])
+    }
+}
+
+/// The largest power of two at most `x` (0 for 0).
+fn prev_power_of_two(x: usize) -> usize {
+    if x == 0 {
+        0
+    } else {
+        1 << (usize::BITS - 1 - x.leading_zeros())
+    }
+}
+
 /// Calls `f` with the values of `g` a stretch at a time (and where each starts), letting go of
 /// the pages passed in a table in a file.
 fn scan<V: Value>(g: &Column<V>, mut f: impl FnMut(usize, &[V])) {
@@ -459,10 +579,13 @@ fn old_splits(m: usize, n: usize) -> Range<usize> {
 ///
 /// A walk that crosses every split calls `release` now and then, so that a table in a file
 /// lets go of what it passed.
+///
+/// Each value found is marked in `row`; the others of the splits walked are marked too while
+/// more than [`FEW`] values are missing, and not after.
 #[inline]
 fn walk_up<V: Value>(
     row: &mut [u8],
-    (g, release): (&[V], &dyn Fn()),
+    (g, reversed, release): (&[V], &Reversed<V>, &dyn Fn()),
     m: usize,
     parts: Range<usize>,
     missing: &mut Vec<u32>,
@@ -471,8 +594,13 @@ fn walk_up<V: Value>(
     let mut step = 64;
     while start < parts.end && !missing.is_empty() {
         let end = (start + step).min(parts.end);
-        mark_splits(row, g, m, start..end);
-        missing.retain(|&x| row[x as usize] == 0);
+        match reversed.parts(start..end).filter(|_| missing.len() <= FEW) {
+            Some(left) => find_splits(row, left, &g[m + 1 - end..m + 1 - start], missing),
+            None => {
+                mark_splits(row, g, m, start..end);
+                keep_unmarked(row, missing);
+            }
+        }
         if end / SCAN_STEP != start / SCAN_STEP {
             release();
         }
