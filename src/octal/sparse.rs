@@ -18,20 +18,22 @@
 //!
 //! Exact for any such `C`: it only decides how short the lists and the walks are. `C` is
 //! chosen greedily, most frequent value first, when the heap count doubles; a value seen for
-//! the first time joins it when it can.
+//! the first time joins it when it can (after its block: within it, its heaps count as rare).
 //!
-//! Heaps are computed in blocks, on every thread at once: first, for each heap of the block,
-//! the splits whose two parts are older than the block: those with a rare part, then a walk
-//! until the values missing below its `c` so far are found (the rare splits of eight
-//! neighbouring heaps are marked together: their other parts share a cache line). Then heap
-//! by heap, in order: the moves to younger heaps and the rare heaps found in the block, and
-//! the rest of the walk if `c` went up. The walks are where the time goes: at 0.6 the rare
+//! Heaps are computed in blocks of 1024, on every thread at once: first, for each group of
+//! eight heaps of the block, the splits whose two parts are older than the block: those with a
+//! rare part, then a walk until the values missing below its `c` so far are found (the rare
+//! splits of the eight are marked together: their other parts share a cache line). Then heap
+//! by heap, in order, on one thread as soon as the heap's group is marked (the other threads
+//! mark the groups after it meanwhile): the moves to younger heaps and the rare heaps found in
+//! the block, and the rest of the walk if `c` went up. The walks are where the time goes: at 0.6 the rare
 //! heaps stop appearing after about 2^14, but a heap's last missing value needs a few thousand
 //! splits (from the middle out, it would often need tens of thousands).
 
+use std::borrow::Cow;
 use std::ops::{BitOr, BitXor, Range};
-
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use super::code::Moves;
 use super::column::{Column, SCAN_STEP};
@@ -130,8 +132,7 @@ impl Sparse {
         meter: &dyn Meter,
     ) -> Result<(), usize> {
         debug_assert!(moves.three.is_empty());
-        let (mut marks, mut walked, mut missing) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut firsts, mut reversed) = (Vec::new(), Reversed::default());
+        let (mut work, mut reversed) = (Work::default(), Reversed::default());
         while g.len() <= upto {
             let n = g.len();
             reversed.follow(g);
@@ -149,9 +150,11 @@ impl Sparse {
             }
             // Blocks end at the next power of two, where `C` is chosen again.
             let end = (n + BLOCK).min(upto + 1).min((n + 1).next_power_of_two().max(64));
-            let scratch = (&mut marks, &mut walked, &mut firsts);
-            self.mark_old_pairs(moves, (g, &reversed), n..end, scratch);
-            for (h, walked) in (n..end).zip(walked.chunks(stride(moves))) {
+            let done = self.block(moves, (g, &reversed), n..end, &mut work);
+            let walked = work.walked.chunks(stride(moves));
+            for ((h, &v), walked) in (n..).zip(&work.fresh).zip(walked) {
+                g.push(v);
+                self.record(h, v.into());
                 for (&j, &depth) in moves.two.iter().zip(walked) {
                     // A walk that stopped before the last split found its values.
                     if depth < old_splits(h.saturating_sub(j as usize), n).end {
@@ -159,23 +162,102 @@ impl Sparse {
                     }
                 }
             }
-            let base = self.rare.len();
-            let rows = marks.chunks_mut(self.width as usize).zip(&firsts);
-            for ((h, row), walked) in (n..end).zip(rows).zip(walked.chunks(stride(moves))) {
-                let x =
-                    self.value(moves, (g, &reversed), h, (row, walked), (n, base), &mut missing);
-                let Ok(v) = V::try_from(x) else { return Err(h) };
-                g.push(v);
-                let wider = x >= self.width;
-                self.record(h, x);
-                if wider {
-                    // Rows are as wide as the old values: start a new block.
-                    break;
-                }
-            }
+            done?;
             meter.set(g.len() as u64);
         }
         Ok(())
+    }
+
+    /// Computes G(h) for the heaps `h` of `heaps`, given G(0..heaps.start) in `g`, into
+    /// `work.fresh`; stops after a value as wide as the rows (the next block has wider ones),
+    /// or with `Err(h)` before a G(h) that does not fit `V`. The state is left as it was: the
+    /// values are recorded after the block, in order, as if one by one (within the block, a
+    /// heap whose value is not in `C` then counts as rare, which is exact whatever `C` is).
+    ///
+    /// The splits of two old heaps (phase 1, [`Sparse::mark_old_group`], the bulk of the work)
+    /// are marked a group of heaps at a time, groups taken in order by every thread; this
+    /// thread takes the heaps one by one (phase 2, [`Sparse::value`]) as soon as their group
+    /// is marked, and marks groups itself while it waits. So the serial phase 2 runs beside
+    /// the marks of the groups after it, not after all of them.
+    fn block<V: Value>(
+        &self,
+        moves: &Moves,
+        (g, reversed): (&Column<V>, &Reversed<V>),
+        heaps: Range<usize>,
+        work: &mut Work<V>,
+    ) -> Result<(), usize> {
+        let (n, width) = (heaps.start, self.width as usize);
+        work.clear(heaps.len(), width, stride(moves));
+        let Work { marks, walked, firsts, fresh, fresh_rare, missing } = work;
+        let slots: Vec<Mutex<Slot>> = marks
+            .chunks_mut(width * GROUP)
+            .zip(walked.chunks_mut(stride(moves) * GROUP))
+            .zip(firsts.chunks_mut(GROUP))
+            .map(|((rows, walked), firsts)| Mutex::new((rows, walked, firsts)))
+            .collect();
+        let marked: Vec<AtomicBool> = slots.iter().map(|_| AtomicBool::new(false)).collect();
+        let (next, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
+        let old: &[V] = g;
+        // Takes the next group not yet taken, if any.
+        let take = || {
+            let k = (next.load(Ordering::Relaxed) < slots.len())
+                .then(|| next.fetch_add(1, Ordering::Relaxed));
+            k.filter(|&k| k < slots.len())
+        };
+        let mark = |k: usize, missing: &mut Vec<u32>| {
+            let mut slot = slots[k].lock().unwrap_or_else(PoisonError::into_inner);
+            self.mark_old_group(moves, (g, reversed), n + k * GROUP, n, &mut slot, missing);
+            drop(slot);
+            marked[k].store(true, Ordering::Release);
+        };
+        rayon::scope(|scope| {
+            for _ in 1..rayon::current_num_threads() {
+                scope.spawn(|_| {
+                    let mut missing = Vec::new();
+                    while let Some(k) = take().filter(|_| !stop.load(Ordering::Relaxed)) {
+                        mark(k, &mut missing);
+                    }
+                });
+            }
+            let mut heaps = || -> Result<(), usize> {
+                for k in 0..slots.len() {
+                    while !marked[k].load(Ordering::Acquire) {
+                        match take() {
+                            Some(other) => mark(other, missing),
+                            None => std::hint::spin_loop(),
+                        }
+                    }
+                    let mut slot = slots[k].lock().unwrap_or_else(PoisonError::into_inner);
+                    let (rows, walked, firsts) = &mut *slot;
+                    let rows = rows.chunks_mut(width).zip(firsts.iter());
+                    for (i, (row, walked)) in rows.zip(walked.chunks(stride(moves))).enumerate() {
+                        let h = n + k * GROUP + i;
+                        let young = Joined { old, fresh };
+                        let x = self.value(
+                            moves,
+                            (&young, reversed, g),
+                            h,
+                            (row, walked),
+                            fresh_rare,
+                            missing,
+                        );
+                        let Ok(v) = V::try_from(x) else { return Err(h) };
+                        fresh.push(v);
+                        if !self.common.get(x as usize).copied().unwrap_or(false) {
+                            fresh_rare.push((h as u32, x));
+                        }
+                        if x >= self.width {
+                            // Rows are as wide as the old values: start a new block.
+                            return Ok(());
+                        }
+                    }
+                }
+                Ok(())
+            };
+            let done = heaps();
+            stop.store(true, Ordering::Relaxed);
+            done
+        })
     }
 
     /// Notes G(h) = x: a value seen for the first time joins `C` if it can.
@@ -280,59 +362,46 @@ impl Sparse {
         0
     }
 
-    /// For every heap `h` of `heaps`, one row of `marks` (`width` bytes) marking the values of
-    /// its splits whose rare part is older than the block and whose other part is too, then of
-    /// the splits of two old heaps, from the ends in, until every value outside `C` below
-    /// the row's smallest unmarked value of `C` then (its entry in `firsts`) is marked or the
-    /// old splits run out (the bulk of the work, on every thread). `walked` gets, per heap and
-    /// two-heap move, where the walk stopped: the values below the heap's entry in `firsts`
-    /// that the parts below it give are marked. Any other value marked is a move's value as
-    /// well.
-    fn mark_old_pairs<V: Value>(
+    /// For every heap `h` of the group from `first` (a slot's rows, `width` bytes each), marks
+    /// the values of its splits whose rare part is older than the block from `n` and whose
+    /// other part is too, then of the splits of two old heaps, from the ends in, until every
+    /// value outside `C` below the row's smallest unmarked value of `C` then (its entry in
+    /// `firsts`) is marked or the old splits run out. `walked` gets, per heap and two-heap
+    /// move, where the walk stopped: the values below the heap's entry in `firsts` that the
+    /// parts below it give are marked. Any other value marked is a move's value as well.
+    fn mark_old_group<V: Value>(
         &self,
         moves: &Moves,
         (g, reversed): (&Column<V>, &Reversed<V>),
-        heaps: Range<usize>,
-        (marks, walked, firsts): (&mut Vec<u8>, &mut Vec<usize>, &mut Vec<u32>),
+        first: usize,
+        n: usize,
+        (rows, walked, firsts): &mut Slot,
+        missing: &mut Vec<u32>,
     ) {
-        let n = heaps.start;
         let width = self.width as usize;
-        marks.clear();
-        marks.resize(heaps.len() * width, 0);
-        walked.clear();
-        walked.resize(heaps.len() * stride(moves), 0);
-        firsts.clear();
-        firsts.resize(heaps.len(), 0);
-        let (values, release): (&[V], &(dyn Fn() + Sync)) = (g, &|| g.release_cold());
-        type Item<'a> = (usize, ((&'a mut [u8], &'a mut [usize]), &'a mut [u32]));
-        let group = |(k, ((rows, walked), firsts)): Item, missing: &mut _| {
-            let first = n + k * GROUP;
-            for &j in &moves.two {
-                match first.checked_sub(j as usize) {
-                    Some(m) => self.mark_old_rare(g, m, n, rows),
-                    // The first heaps, some too small for the move: row by row.
-                    None => rows.chunks_mut(width).enumerate().for_each(|(i, row)| {
-                        let m = (first + i).saturating_sub(j as usize);
-                        self.mark_old_rare(g, m, n, row)
-                    }),
-                }
-            }
-            let walked = walked.chunks_mut(stride(moves));
-            for (i, ((row, walked), at)) in
-                rows.chunks_mut(width).zip(walked).zip(firsts).enumerate()
-            {
-                *at = self.missing_below_common(row, missing);
-                for (&j, walked) in moves.two.iter().zip(walked) {
+        for &j in &moves.two {
+            match first.checked_sub(j as usize) {
+                Some(m) => self.mark_old_rare(g, m, n, rows),
+                // The first heaps, some too small for the move: row by row.
+                None => rows.chunks_mut(width).enumerate().for_each(|(i, row)| {
                     let m = (first + i).saturating_sub(j as usize);
-                    let reads = (values, reversed, release as &dyn Fn());
-                    *walked = walk_up(row, reads, m, old_splits(m, n), missing);
-                }
+                    self.mark_old_rare(g, m, n, row)
+                }),
             }
-        };
-        let groups =
-            marks.par_chunks_mut(width * GROUP).zip(walked.par_chunks_mut(stride(moves) * GROUP));
-        let groups = groups.zip(firsts.par_chunks_mut(GROUP));
-        groups.enumerate().for_each_init(Vec::new, |missing, item| group(item, missing));
+        }
+        let release = || g.release_cold();
+        let old = Joined { old: g, fresh: &[] };
+        let reads = (&old, reversed, &release as &dyn Fn());
+        let walked = walked.chunks_mut(stride(moves));
+        for (i, ((row, walked), at)) in
+            rows.chunks_mut(width).zip(walked).zip(firsts.iter_mut()).enumerate()
+        {
+            *at = self.missing_below_common(row, missing);
+            for (&j, walked) in moves.two.iter().zip(walked) {
+                let m = (first + i).saturating_sub(j as usize);
+                *walked = walk_up(row, reads, m, old_splits(m, n), missing);
+            }
+        }
     }
 
     /// Marks in `rows` (one per heap from `m + j`, for a two-heap move taking `j`) the values
@@ -397,23 +466,21 @@ impl Sparse {
         self.width
     }
 
-    /// G(h), given G(0..h) in `g`, `row` marking the values [`Sparse::mark_old_pairs`] found
-    /// for the block starting at heap `n` (`walked`: up to which split, per two-heap move,
-    /// looking for the values below `first`), whose rare heaps are those from `rare[base]` on;
-    /// `missing` is scratch.
-    #[allow(clippy::too_many_arguments)]
+    /// G(h), given G(0..h) in `values` (those of the block so far apart), `row` marking the
+    /// values [`Sparse::mark_old_group`] found (`walked`: up to which split, per two-heap
+    /// move, looking for the values below `first`); `fresh_rare` holds the block's heaps so far
+    /// whose values are not in `C`, with their values; `missing` is scratch.
     fn value<V: Value>(
         &self,
         moves: &Moves,
-        (g, reversed): (&Column<V>, &Reversed<V>),
+        (values, reversed, g): (&Joined<V>, &Reversed<V>, &Column<V>),
         h: usize,
         ((row, &first), walked): ((&mut [u8], &u32), &[usize]),
-        (n, base): (usize, usize),
+        fresh_rare: &[(u32, u32)],
         missing: &mut Vec<u32>,
     ) -> u32 {
-        // One slice for the reads below, not a look at the column's kind for each.
-        let values: &[V] = g;
-        let at = |i: usize| -> u32 { values[i].into() };
+        let n = values.old.len();
+        let at = |i: usize| values.at(i);
         for &j in &moves.empty {
             if h == j as usize {
                 row[0] = 1;
@@ -428,13 +495,12 @@ impl Sparse {
         // rare part found in this block.
         for &j in &moves.two {
             let m = h.saturating_sub(j as usize);
-            let (lo, _) = old_rare(&self.rare[..base], m, n);
-            let fresh = base + self.rare[base..].partition_point(|&r| (r as usize) < m);
-            let (rare, rare_values) = (&self.rare, &self.rare_values);
-            for range in [0..lo, base..fresh] {
-                for (&r, &x) in rare[range.clone()].iter().zip(&rare_values[range]) {
-                    row[(x ^ at(m - r as usize)) as usize] = 1;
-                }
+            let (lo, _) = old_rare(&self.rare, m, n);
+            for (&r, &x) in self.rare[..lo].iter().zip(&self.rare_values[..lo]) {
+                row[(x ^ at(m - r as usize)) as usize] = 1;
+            }
+            for &(r, x) in fresh_rare.iter().take_while(|&&(r, _)| (r as usize) < m) {
+                row[(x ^ at(m - r as usize)) as usize] = 1;
             }
         }
         let common = self.missing_below_common(row, missing);
@@ -462,18 +528,93 @@ impl Sparse {
     }
 }
 
-/// Marks in `row` the values of the splits `(a, m - a)` for `a` in `parts`. The values of
-/// a chunk of splits are computed together first (plain loads and XORs the compiler can
+/// A block's rows of marks, where its walks stopped and what they looked for, as one group
+/// of heaps holds them: `GROUP` rows, `stride` walks and `GROUP` candidates.
+type Slot<'a> = (&'a mut [u8], &'a mut [usize], &'a mut [u32]);
+
+/// What a block works in, kept from one block to the next.
+struct Work<V> {
+    marks: Vec<u8>,
+    walked: Vec<usize>,
+    firsts: Vec<u32>,
+    /// The block's values so far.
+    fresh: Vec<V>,
+    /// The block's heaps so far whose values are not in `C`, and those values.
+    fresh_rare: Vec<(u32, u32)>,
+    missing: Vec<u32>,
+}
+
+impl<V> Default for Work<V> {
+    fn default() -> Self {
+        Work {
+            marks: Vec::new(),
+            walked: Vec::new(),
+            firsts: Vec::new(),
+            fresh: Vec::new(),
+            fresh_rare: Vec::new(),
+            missing: Vec::new(),
+        }
+    }
+}
+
+impl<V> Work<V> {
+    /// Ready for a block of `heaps` heaps, rows of `width` bytes, `stride` walks a heap.
+    fn clear(&mut self, heaps: usize, width: usize, stride: usize) {
+        self.marks.clear();
+        self.marks.resize(heaps * width, 0);
+        self.walked.clear();
+        self.walked.resize(heaps * stride, 0);
+        self.firsts.clear();
+        self.firsts.resize(heaps, 0);
+        self.fresh.clear();
+        self.fresh_rare.clear();
+    }
+}
+
+/// G(0..) as a block sees it: the values before it, then its own so far.
+struct Joined<'a, V> {
+    old: &'a [V],
+    fresh: &'a [V],
+}
+
+impl<V: Value> Joined<'_, V> {
+    /// G(i).
+    #[inline]
+    fn at(&self, i: usize) -> u32 {
+        match i.checked_sub(self.old.len()) {
+            None => self.old[i].into(),
+            Some(k) => self.fresh[k].into(),
+        }
+    }
+
+    /// G(i) for `i` in `range`: a copy only when the range straddles the block's start (the
+    /// first heaps, whose splits have both parts young).
+    #[inline]
+    fn slice(&self, range: Range<usize>) -> Cow<'_, [V]> {
+        let n = self.old.len();
+        if range.end <= n {
+            Cow::Borrowed(&self.old[range])
+        } else if range.start >= n {
+            Cow::Borrowed(&self.fresh[range.start - n..range.end - n])
+        } else {
+            Cow::Owned(
+                self.old[range.start..]
+                    .iter()
+                    .chain(&self.fresh[..range.end - n])
+                    .copied()
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// Marks in `row` the values of the splits whose parts are `left[k]` and `right[len - 1 - k]`.
+/// The values of a chunk of splits are computed together first (plain loads and XORs the compiler can
 /// vectorize), then stored.
 #[inline]
-fn mark_splits<V: Value>(row: &mut [u8], g: &[V], m: usize, parts: Range<usize>) {
+fn mark_splits<V: Value>(row: &mut [u8], left: &[V], right: &[V]) {
     const CHUNK: usize = 16;
-    if parts.is_empty() {
-        return;
-    }
     // Split (a, m - a) pairs left[k] with right[len - 1 - k].
-    let left = &g[parts.clone()];
-    let right = &g[m + 1 - parts.end..m + 1 - parts.start];
     let mut chunks = left.chunks_exact(CHUNK).zip(right.rchunks_exact(CHUNK));
     let mut values = [0u32; CHUNK];
     for (l, r) in &mut chunks {
@@ -608,7 +749,7 @@ fn old_splits(m: usize, n: usize) -> Range<usize> {
 #[inline]
 fn walk_up<V: Value>(
     row: &mut [u8],
-    (g, reversed, release): (&[V], &Reversed<V>, &dyn Fn()),
+    (g, reversed, release): (&Joined<V>, &Reversed<V>, &dyn Fn()),
     m: usize,
     parts: Range<usize>,
     missing: &mut Vec<u32>,
@@ -617,10 +758,11 @@ fn walk_up<V: Value>(
     let mut step = 64;
     while start < parts.end && !missing.is_empty() {
         let end = (start + step).min(parts.end);
+        let right = g.slice(m + 1 - end..m + 1 - start);
         match reversed.parts(start..end).filter(|_| missing.len() <= FEW) {
-            Some(left) => find_splits(row, left, &g[m + 1 - end..m + 1 - start], missing),
+            Some(left) => find_splits(row, left, &right, missing),
             None => {
-                mark_splits(row, g, m, start..end);
+                mark_splits(row, &g.slice(start..end), &right);
                 keep_unmarked(row, missing);
             }
         }
