@@ -67,6 +67,13 @@ const BLOCK: usize = 1024;
 /// instead of marking them all: fewer instructions a split (see [`find_splits`]).
 const FEW: usize = 4;
 
+/// The usual depth of a walk (see [`Sparse::usual_depth`]) from which the block's walks
+/// compare too. Below it, comparing there costs more than it saves: the values they leave
+/// unmarked are looked for again in the serial part (0.1777, whose walks end below 2,048
+/// splits: 1.3x the time with compares there, 0.9x without; 0.6, whose walks go to 16,384:
+/// 1.15x the time without).
+const LONG_WALKS: usize = 8192;
+
 /// How many of the first values [`Reversed`] keeps: beyond them (a walk that crosses more
 /// splits than usual), the splits' values are marked.
 const REVERSED: usize = 1 << 16;
@@ -379,6 +386,7 @@ impl Sparse {
         missing: &mut Vec<u32>,
     ) {
         let width = self.width as usize;
+        let few = if self.usual_depth() >= LONG_WALKS { FEW } else { 0 };
         for &j in &moves.two {
             match first.checked_sub(j as usize) {
                 Some(m) => self.mark_old_rare(g, m, n, rows),
@@ -399,7 +407,7 @@ impl Sparse {
             *at = self.missing_below_common(row, missing);
             for (&j, walked) in moves.two.iter().zip(walked) {
                 let m = (first + i).saturating_sub(j as usize);
-                *walked = walk_up(row, reads, m, old_splits(m, n), missing);
+                *walked = walk_up(row, reads, m, old_splits(m, n), missing, few);
             }
         }
     }
@@ -514,11 +522,11 @@ impl Sparse {
             // passed for the values it did not look for, then on up from where it stopped.
             let m = h.saturating_sub(j as usize);
             let old = old_splits(m, n);
-            walk_up(row, reads, m, 1..old.start.min(m / 2 + 1), missing);
+            walk_up(row, reads, m, 1..old.start.min(m / 2 + 1), missing, FEW);
             later.retain(|&x| row[x as usize] == 0);
-            walk_up(row, reads, m, old.start..marked, &mut later);
+            walk_up(row, reads, m, old.start..marked, &mut later, FEW);
             missing.retain(|&x| row[x as usize] == 0);
-            walk_up(row, reads, m, marked..old.end, missing);
+            walk_up(row, reads, m, marked..old.end, missing, FEW);
         }
         if missing.is_empty() {
             return common;
@@ -745,7 +753,7 @@ fn old_splits(m: usize, n: usize) -> Range<usize> {
 /// lets go of what it passed.
 ///
 /// Each value found is marked in `row`; the others of the splits walked are marked too while
-/// more than [`FEW`] values are missing, and not after.
+/// more than `few` values are missing ([`FEW`], or 0 for marking them all), and not after.
 #[inline]
 fn walk_up<V: Value>(
     row: &mut [u8],
@@ -753,13 +761,14 @@ fn walk_up<V: Value>(
     m: usize,
     parts: Range<usize>,
     missing: &mut Vec<u32>,
+    few: usize,
 ) -> usize {
     let mut start = parts.start;
     let mut step = 64;
     while start < parts.end && !missing.is_empty() {
         let end = (start + step).min(parts.end);
         let right = g.slice(m + 1 - end..m + 1 - start);
-        match reversed.parts(start..end).filter(|_| missing.len() <= FEW) {
+        match reversed.parts(start..end).filter(|_| missing.len() <= few) {
             Some(left) => find_splits(row, left, &right, missing),
             None => {
                 mark_splits(row, &g.slice(start..end), &right);
