@@ -211,9 +211,11 @@ impl Sparse {
                 .then(|| next.fetch_add(1, Ordering::Relaxed));
             k.filter(|&k| k < slots.len())
         };
+        let few = if self.usual_depth() >= LONG_WALKS { FEW } else { 0 };
         let mark = |k: usize, missing: &mut Vec<u32>| {
             let mut slot = slots[k].lock().unwrap_or_else(PoisonError::into_inner);
-            self.mark_old_group(moves, (g, reversed), n + k * GROUP, n, &mut slot, missing);
+            let heaps = (n + k * GROUP, n);
+            self.mark_old_group(moves, (g, reversed), heaps, few, &mut slot, missing);
             drop(slot);
             marked[k].store(true, Ordering::Release);
         };
@@ -373,20 +375,20 @@ impl Sparse {
     /// the values of its splits whose rare part is older than the block from `n` and whose
     /// other part is too, then of the splits of two old heaps, from the ends in, until every
     /// value outside `C` below the row's smallest unmarked value of `C` then (its entry in
-    /// `firsts`) is marked or the old splits run out. `walked` gets, per heap and two-heap
+    /// `firsts`) is marked or the old splits run out (comparing once `few` are missing, see
+    /// [`walk_up`]). `walked` gets, per heap and two-heap
     /// move, where the walk stopped: the values below the heap's entry in `firsts` that the
     /// parts below it give are marked. Any other value marked is a move's value as well.
     fn mark_old_group<V: Value>(
         &self,
         moves: &Moves,
         (g, reversed): (&Column<V>, &Reversed<V>),
-        first: usize,
-        n: usize,
+        (first, n): (usize, usize),
+        few: usize,
         (rows, walked, firsts): &mut Slot,
         missing: &mut Vec<u32>,
     ) {
         let width = self.width as usize;
-        let few = if self.usual_depth() >= LONG_WALKS { FEW } else { 0 };
         for &j in &moves.two {
             match first.checked_sub(j as usize) {
                 Some(m) => self.mark_old_rare(g, m, n, rows),
