@@ -13,7 +13,7 @@
 //!    (`(1, m - 1)`, `(2, m - 2)`, ...), marking values until none is missing or the walk
 //!    ends (then `h` is a rare heap: rare, as the name says). Once at most `FEW` values
 //!    are missing, the walk stops marking and compares each split's value with those few
-//!    instead, 8 or 16 splits at once: most of a walk is spent looking for its last one or
+//!    instead, 16 or 32 splits at once: most of a walk is spent looking for its last one or
 //!    two values.
 //!
 //! Exact for any such `C`: it only decides how short the lists and the walks are. `C` is
@@ -31,7 +31,7 @@
 //! splits (from the middle out, it would often need tens of thousands).
 
 use std::borrow::Cow;
-use std::ops::{BitOr, BitXor, Range};
+use std::ops::{BitXor, Range};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -41,16 +41,7 @@ use crate::io::store::Plain;
 use crate::meter::Meter;
 
 /// A stored value: 1 byte while values fit, then 2, then 4.
-pub trait Value:
-    Plain
-    + Into<u32>
-    + TryFrom<u32>
-    + From<bool>
-    + Default
-    + BitXor<Output = Self>
-    + BitOr<Output = Self>
-{
-}
+pub trait Value: Plain + Into<u32> + TryFrom<u32> + Default + Ord + BitXor<Output = Self> {}
 impl Value for u8 {}
 impl Value for u16 {}
 impl Value for u32 {}
@@ -64,8 +55,9 @@ const GROUP: usize = 8;
 const BLOCK: usize = 1024;
 
 /// A walk looking for at most this many values compares the splits' values with each of them
-/// instead of marking them all: fewer instructions a split (see [`find_splits`]).
-const FEW: usize = 4;
+/// instead of marking them all: fewer instructions a split (see [`find_splits`]). 0.6 to
+/// 3x10^6, with the compares on AVX2: 0.97x the time with 8 against 4, 1.03x with 16 against 8.
+const FEW: usize = 8;
 
 /// The usual depth of a walk (see [`Sparse::usual_depth`]) from which the block's walks
 /// compare too. Below it, comparing there costs more than it saves: the values they leave
@@ -655,12 +647,32 @@ fn keep_unmarked(row: &[u8], missing: &mut Vec<u32>) {
     missing.truncate(kept);
 }
 
+/// Looks for the values of `missing` in the splits `left[k]`, `right[k]` ([`splits_found`]),
+/// compiled for AVX2 where the processor has it: twice the splits a compare.
+fn find_splits<V: Value>(row: &mut [u8], left: &[V], right: &[V], missing: &mut Vec<u32>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (checked just above), the one condition of calling a
+        // function compiled for it.
+        return unsafe { find_splits_avx2(row, left, right, missing) };
+    }
+    splits_found(row, left, right, missing)
+}
+
+/// [`splits_found`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn find_splits_avx2<V: Value>(row: &mut [u8], left: &[V], right: &[V], missing: &mut Vec<u32>) {
+    splits_found(row, left, right, missing)
+}
+
 /// Looks for the values of `missing` among those of the splits whose parts are `left[k]` and
 /// `right[k]`, keeping in `missing` those not found and marking in `row` those found. The
 /// splits' values are computed a chunk at a time, then compared with each value looked for:
-/// a compare and an OR a split and value (vectorized: 8 or 16 splits at once), against a store
-/// a split for marking them all.
-fn find_splits<V: Value>(row: &mut [u8], left: &[V], right: &[V], missing: &mut Vec<u32>) {
+/// an XOR and a minimum a split and value (vectorized: 16 or 32 splits at once with AVX2),
+/// against a store a split for marking them all.
+#[inline(always)]
+fn splits_found<V: Value>(row: &mut [u8], left: &[V], right: &[V], missing: &mut Vec<u32>) {
     const CHUNK: usize = 256;
     let mut xs = [V::default(); CHUNK];
     for (l, r) in left.chunks(CHUNK).zip(right.chunks(CHUNK)) {
@@ -671,11 +683,14 @@ fn find_splits<V: Value>(row: &mut [u8], left: &[V], right: &[V], missing: &mut 
         missing.retain(|&t| {
             // A value wider than `V` is no split's.
             let Ok(wanted) = V::try_from(t) else { return true };
-            let hits = xs.iter().fold(V::default(), |seen, &x| seen | V::from(x == wanted));
-            if hits != V::default() {
+            // The least of the splits' values XORed with `wanted` is 0 if any is `wanted`: a
+            // minimum, one instruction a vector, where a compare needs a mask and an OR.
+            let least = xs.iter().fold(wanted ^ xs[0], |least, &x| least.min(x ^ wanted));
+            let found = least == V::default();
+            if found {
                 row[t as usize] = 1;
             }
-            hits == V::default()
+            !found
         });
         if missing.is_empty() {
             return;
@@ -800,6 +815,33 @@ mod tests {
     use super::*;
     use crate::octal::code::Code;
     use crate::octal::naive::naive;
+
+    #[test]
+    fn both_builds_of_the_compares_find_exactly_the_values_some_split_has() {
+        // A small generator, so that the test needs no crate: splits of values below 64.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % 64) as u16
+        };
+        for len in [1, 7, 255, 256, 257, 700] {
+            let left: Vec<u16> = (0..len).map(|_| next()).collect();
+            let right: Vec<u16> = (0..len).map(|_| next()).collect();
+            let wanted: Vec<u32> = (0..8).map(|_| u32::from(next())).chain([70_000]).collect();
+            let some_split = |t: u32| left.iter().zip(&right).any(|(&a, &b)| u32::from(a ^ b) == t);
+            let expected: Vec<u32> = wanted.iter().copied().filter(|&t| !some_split(t)).collect();
+            for build in [find_splits::<u16>, splits_found::<u16>] {
+                let (mut row, mut missing) = (vec![0u8; 1 << 17], wanted.clone());
+                build(&mut row, &left, &right, &mut missing);
+                assert_eq!(missing, expected, "{len} splits");
+                for &t in &wanted {
+                    assert_eq!(row[t as usize] == 1, some_split(t), "{t} in {len} splits");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_value_too_wide_for_the_storage_stops_the_extension_where_it_is() {
