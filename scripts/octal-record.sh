@@ -80,7 +80,7 @@ killed=$(cmp -s "$dir/whole.csv" "$dir/again.csv" && echo "the same bytes" || ec
   echo "| code | N asked | period | preperiod | proved with G(0..n) | seconds | peak MB |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 } >> "$section"
-for run in "0.1777 450000000" "0.16 1000000" "0.156 100000" "0.354 10000000"; do
+for run in "0.1777 450000000" "0.16 1000000" "0.156 100000" "0.354 100000000"; do
   read -r code big <<< "$run"
   read -r s m < <(measure $bin octal "$code" -n "$big" --json)
   fields=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["period"], j["preperiod"], j["n"])' "$dir/stdout")
