@@ -13,8 +13,8 @@
 //!    (`(1, m - 1)`, `(2, m - 2)`, ...), marking values until none is missing or the walk
 //!    ends (then `h` is a rare heap: rare, as the name says). Once at most `FEW` values
 //!    are missing, the walk stops marking and compares each split's value with those few
-//!    instead, 16 or 32 splits at once: most of a walk is spent looking for its last one or
-//!    two values.
+//!    instead, 16 or 32 splits at once with AVX2: most of a walk is spent looking for its
+//!    last one or two values.
 //!
 //! Exact for any such `C`: it only decides how short the lists and the walks are. `C` is
 //! chosen greedily, most frequent value first, when the heap count doubles; a value seen for
