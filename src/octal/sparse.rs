@@ -26,9 +26,9 @@
 //! splits of the eight are marked together: their other parts share a cache line). Then heap
 //! by heap, in order, on one thread as soon as the heap's group is marked (the other threads
 //! mark the groups after it meanwhile): the moves to younger heaps and the rare heaps found in
-//! the block, and the rest of the walk if `c` went up. The walks are where the time goes: at 0.6 the rare
-//! heaps stop appearing after about 2^14, but a heap's last missing value needs a few thousand
-//! splits (from the middle out, it would often need tens of thousands).
+//! the block, and the rest of the walk if `c` went up. The walks are where the time goes: at
+//! 0.6 the rare heaps stop appearing after about 2^14, but a heap's last missing value needs a
+//! few thousand splits (from the middle out, it would often need tens of thousands).
 
 use std::borrow::Cow;
 use std::ops::{BitXor, Range};
@@ -187,7 +187,7 @@ impl Sparse {
     ) -> Result<(), usize> {
         let (n, width) = (heaps.start, self.width as usize);
         work.clear(heaps.len(), width, stride(moves));
-        let Work { marks, walked, firsts, fresh, fresh_rare, missing } = work;
+        let Work { marks, walked, firsts, fresh, fresh_rare, missing, later } = work;
         let slots: Vec<Mutex<Slot>> = marks
             .chunks_mut(width * GROUP)
             .zip(walked.chunks_mut(stride(moves) * GROUP))
@@ -240,7 +240,7 @@ impl Sparse {
                             h,
                             (row, walked),
                             fresh_rare,
-                            missing,
+                            (missing, later),
                         );
                         let Ok(v) = V::try_from(x) else { return Err(h) };
                         fresh.push(v);
@@ -368,9 +368,9 @@ impl Sparse {
     /// other part is too, then of the splits of two old heaps, from the ends in, until every
     /// value outside `C` below the row's smallest unmarked value of `C` then (its entry in
     /// `firsts`) is marked or the old splits run out (comparing once `few` are missing, see
-    /// [`walk_up`]). `walked` gets, per heap and two-heap
-    /// move, where the walk stopped: the values below the heap's entry in `firsts` that the
-    /// parts below it give are marked. Any other value marked is a move's value as well.
+    /// [`walk_up`]). `walked` gets, per heap and two-heap move, where the walk stopped: the
+    /// values below the heap's entry in `firsts` that the parts below it give are marked. Any
+    /// other value marked is a move's value as well.
     fn mark_old_group<V: Value>(
         &self,
         moves: &Moves,
@@ -471,7 +471,7 @@ impl Sparse {
     /// G(h), given G(0..h) in `values` (those of the block so far apart), `row` marking the
     /// values [`Sparse::mark_old_group`] found (`walked`: up to which split, per two-heap
     /// move, looking for the values below `first`); `fresh_rare` holds the block's heaps so far
-    /// whose values are not in `C`, with their values; `missing` is scratch.
+    /// whose values are not in `C`, with their values; `missing` and `later` are scratch.
     fn value<V: Value>(
         &self,
         moves: &Moves,
@@ -479,7 +479,7 @@ impl Sparse {
         h: usize,
         ((row, &first), walked): ((&mut [u8], &u32), &[usize]),
         fresh_rare: &[(u32, u32)],
-        missing: &mut Vec<u32>,
+        (missing, later): (&mut Vec<u32>, &mut Vec<u32>),
     ) -> u32 {
         let n = values.old.len();
         let at = |i: usize| values.at(i);
@@ -508,7 +508,8 @@ impl Sparse {
         let common = self.missing_below_common(row, missing);
         // The values the block's walks did not look for: at or above the row's smallest
         // unmarked value of `C` then.
-        let mut later: Vec<u32> = missing.iter().copied().filter(|&x| x >= first).collect();
+        later.clear();
+        later.extend(missing.iter().copied().filter(|&x| x >= first));
         let release = || g.release_cold();
         let reads = (values, reversed, &release as &dyn Fn());
         for (&j, &marked) in moves.two.iter().zip(walked) {
@@ -517,9 +518,9 @@ impl Sparse {
             let m = h.saturating_sub(j as usize);
             let old = old_splits(m, n);
             walk_up(row, reads, m, 1..old.start.min(m / 2 + 1), missing, FEW);
-            later.retain(|&x| row[x as usize] == 0);
-            walk_up(row, reads, m, old.start..marked, &mut later, FEW);
-            missing.retain(|&x| row[x as usize] == 0);
+            keep_unmarked(row, later);
+            walk_up(row, reads, m, old.start..marked, later, FEW);
+            keep_unmarked(row, missing);
             walk_up(row, reads, m, marked..old.end, missing, FEW);
         }
         if missing.is_empty() {
@@ -544,6 +545,8 @@ struct Work<V> {
     /// The block's heaps so far whose values are not in `C`, and those values.
     fresh_rare: Vec<(u32, u32)>,
     missing: Vec<u32>,
+    /// The values a heap's walks in the block did not look for ([`Sparse::value`]).
+    later: Vec<u32>,
 }
 
 impl<V> Default for Work<V> {
@@ -555,6 +558,7 @@ impl<V> Default for Work<V> {
             fresh: Vec::new(),
             fresh_rare: Vec::new(),
             missing: Vec::new(),
+            later: Vec::new(),
         }
     }
 }
@@ -611,8 +615,8 @@ impl<V: Value> Joined<'_, V> {
 }
 
 /// Marks in `row` the values of the splits whose parts are `left[k]` and `right[len - 1 - k]`.
-/// The values of a chunk of splits are computed together first (plain loads and XORs the compiler can
-/// vectorize), then stored.
+/// The values of a chunk of splits are computed together first (plain loads and XORs the
+/// compiler can vectorize), then stored.
 #[inline]
 fn mark_splits<V: Value>(row: &mut [u8], left: &[V], right: &[V]) {
     const CHUNK: usize = 16;
