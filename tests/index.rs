@@ -108,6 +108,31 @@ fn an_index_answers_as_its_chess_input_does_with_many_cases() {
     }
 }
 
+/// Sections of 8 MiB or more go into the file through maps (`Sink::put_large`), the rest by
+/// writes: the file is the bytes the index writes to stdout, with plain writes only, and it
+/// answers as its input does, on one thread and two.
+#[test]
+fn an_index_with_sections_copied_through_maps_is_its_bytes_on_stdout() {
+    let dir = tempdir();
+    let input = dir.path().join("big.txt");
+    // 2.3 million moves: a targets section of 9.2 MB.
+    let spec = ["generate", "-n", "300000", "--edges", "2300000", "-q", "2000", "--seed", "9"];
+    run(&[&spec[..], &["-o", s(&input)]].concat(), None).ok();
+    for threads in ["1", "2"] {
+        let idx = dir.path().join(format!("big-{threads}.grundy"));
+        run(&["-j", threads, "index", s(&input), "-o", s(&idx)], None).ok();
+        let piped = run(&["-j", threads, "index", s(&input), "-o", "-"], None);
+        assert_eq!(piped.code, 0, "{}", piped.stderr);
+        let file = std::fs::read(&idx).expect("the index");
+        assert!(file.len() > 9_200_000, "the targets are written whole: {}", file.len());
+        assert!(file == piped.stdout, "-j {threads}: the file differs from stdout's bytes");
+    }
+    let idx = dir.path().join("big-2.grundy");
+    let q = dir.path().join("q.txt");
+    run(&[&spec[..], &["--queries-only", "-o", s(&q)]].concat(), None).ok();
+    assert_same(&input, &idx, &q, &[], &[]);
+}
+
 #[test]
 fn an_index_answers_as_its_input_does_in_every_format_and_width() {
     let dir = tempdir();

@@ -187,7 +187,8 @@ impl<'o, P: Put> Writer<'o, P> {
             count: values.len() as u64,
             checksum: format::checksum(bytes),
         });
-        self.put(bytes)
+        self.at += bytes.len() as u64;
+        self.out.put_large(bytes)
     }
 
     /// Zeros up to the next multiple of [`ALIGN`].
