@@ -218,7 +218,7 @@ impl Sink {
         self.settle(result)
     }
 
-    /// [`Sink::put`] for a large block: into a file, at least [`LARGE`] bytes are copied into
+    /// [`Sink::put`] for a large block: into a file, 8 MiB or more are copied into
     /// the file through a shared memory map of it, by every thread, instead of one `write`.
     /// The page cache's new pages are what such a write costs (on the machine of
     /// BENCHMARKS.md, a 470 MB `write` took 1.0 s, two threads through a map 0.5 s), and

@@ -102,60 +102,195 @@ const FAST_STEPS: usize = 48;
 /// more in a prefix of two; a sequence not settled within [`FAST_STEPS`]), and [`settle`]
 /// over copies of the prefixes takes it.
 ///
-/// Each move adds its entries to one bit mask per step `n` (the moves' `γn` together): the
-/// entries before its last two one by one, and its last two once, by parity, into masks that
-/// hold from the step they start at on (`tails`: the last two repeat for ever). So a move of a
-/// short prefix costs a few word operations, however long its siblings' are.
+/// The moves' entries are gathered into one bit mask per step `n` below 16 (the moves' `γn`
+/// together; every prefix alternates from its 15th entry on at the latest, so the masks of
+/// steps 14 and 15 stand for every later step of their parity), then the position's own
+/// sequence is read off them ([`own_sequence`]). Where the processor has SSSE3, each move's
+/// 16 entries are made into bits by byte shuffles ([`masks_ssse3`]), else one by one.
 pub(super) fn settle_codes(moves: impl Iterator<Item = (u32, Code)>, long: &Long) -> Option<Code> {
-    let (mut p, mut any) = (2, false);
-    let mut zero = [0u64; 4];
-    // explicit[n]: entries n >= 1 of moves whose last two start after n; tails[e][q]: the
-    // last two of moves whose last two start at e, for the steps of parity q.
-    let mut explicit = [0u64; INLINE];
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("ssse3") {
+        // SAFETY: the processor has SSSE3 (checked just above), the one condition of calling a
+        // function compiled for it.
+        return match unsafe { masks_ssse3(moves) }? {
+            Gathered::Unknown => Some(Code::UNKNOWN),
+            Gathered::Masks(masks) => own_sequence(&masks, long),
+        };
+    }
+    settle_codes_plain(moves, long)
+}
+
+/// [`settle_codes`] with the masks gathered one entry at a time ([`masks_plain`]).
+pub(super) fn settle_codes_plain(
+    moves: impl Iterator<Item = (u32, Code)>,
+    long: &Long,
+) -> Option<Code> {
+    match masks_plain(moves)? {
+        Gathered::Unknown => Some(Code::UNKNOWN),
+        Gathered::Masks(masks) => own_sequence(&masks, long),
+    }
+}
+
+/// What the moves' codes give [`own_sequence`]: a move's genus unknown (so the position's
+/// is), or the masks.
+enum Gathered {
+    Unknown,
+    Masks(Masks),
+}
+
+/// The moves' entries as bit masks: `step[n]` holds bit `γn` of every move for `1 <= n < 16`
+/// (later steps are 14's or 15's by parity); `zero` the moves' `γ0`s (each below 256), `p`
+/// the longest move prefix (at least 2), `any` whether there is a move.
+struct Masks {
+    step: [u64; INLINE],
+    zero: [u64; 4],
+    p: usize,
+    any: bool,
+}
+
+impl Masks {
+    fn new() -> Masks {
+        Masks { step: [0; INLINE], zero: [0; 4], p: 2, any: false }
+    }
+
+    /// Takes a move's `γ0` and prefix length `l`; false when this path cannot (a long prefix,
+    /// a `γ0` of 256 or more, or of `limit` or more in a prefix of two, whose `γ0` recurs).
+    #[inline(always)]
+    fn take(&mut self, gamma0: u32, l: usize, limit: u32) -> bool {
+        if l == 0 || gamma0 >= 256 || (l == 2 && gamma0 >= limit) {
+            return false;
+        }
+        self.zero[gamma0 as usize >> 6] |= 1 << (gamma0 & 63);
+        self.p = self.p.max(l);
+        self.any = true;
+        true
+    }
+}
+
+/// The masks of `moves`, each entry set on its own: the entries before a prefix's last two
+/// one by one, and its last two once, by parity, into masks that hold from the step they
+/// start at on (`tails`, the last two repeating for ever), folded into the steps at the end.
+fn masks_plain(moves: impl Iterator<Item = (u32, Code)>) -> Option<Gathered> {
+    let mut masks = Masks::new();
+    // tails[e][q]: the last two of moves whose last two start at e, for the steps of parity q.
     let mut tails = [[0u64; 2]; INLINE];
     for (gamma0, code) in moves {
         if !code.is_known() {
-            return Some(Code::UNKNOWN);
+            return Some(Gathered::Unknown);
         }
         let l = code.inline_len();
-        if l == 0 || gamma0 >= 256 || (l == 2 && gamma0 >= 64) {
+        if !masks.take(gamma0, l, 64) {
             return None;
         }
-        zero[gamma0 as usize >> 6] |= 1 << (gamma0 & 63);
-        p = p.max(l);
-        any = true;
         let entry = |n: usize| match n {
             0 => u64::from(gamma0),
             _ => (code.0 >> (4 * (n - 1))) & 0xf,
         };
         let e = l - 2;
-        for (n, mask) in explicit.iter_mut().enumerate().take(e).skip(1) {
+        for (n, mask) in masks.step.iter_mut().enumerate().take(e).skip(1) {
             *mask |= 1 << entry(n);
         }
         tails[e][e & 1] |= 1 << entry(e);
         tails[e][(e + 1) & 1] |= 1 << entry(e + 1);
     }
+    let mut open = [0u64; 2];
+    for (n, tail) in tails.iter().enumerate() {
+        open[0] |= tail[0];
+        open[1] |= tail[1];
+        if n >= 1 {
+            masks.step[n] |= open[n & 1];
+        }
+    }
+    Some(Gathered::Masks(masks))
+}
+
+/// For a prefix of `l` entries (2 to 16), the entry each of the steps 0 to 15 takes: its own
+/// below `l`, then its last two by turns.
+const EXTEND: [[u8; INLINE]; INLINE + 1] = {
+    let mut table = [[0u8; INLINE]; INLINE + 1];
+    let mut l = 2;
+    while l <= INLINE {
+        let mut n = 0;
+        while n < INLINE {
+            table[l][n] = if n < l { n } else { l - 2 + ((n - l) & 1) } as u8;
+            n += 1;
+        }
+        l += 1;
+    }
+    table
+};
+
+/// [`masks_plain`] by byte shuffles: a move's code becomes its 16 entries `γ0 .. γ15` in the
+/// 16 bytes of a vector (its nibbles spread out, `γ0` put first, the last two repeated past
+/// its length by [`EXTEND`]), and each entry becomes its bit (`1 << γ`, split over two
+/// vectors of low and high bytes) by a shuffle of a table of powers of two: a dozen vector
+/// operations a move, none depending on its length. `γ0` takes a byte's nibble here, so a
+/// prefix of two whose `γ0` is 16 or more is left to [`settle`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+fn masks_ssse3(moves: impl Iterator<Item = (u32, Code)>) -> Option<Gathered> {
+    use std::arch::x86_64::*;
+    let mut masks = Masks::new();
+    let nibble = _mm_set1_epi8(0x0f);
+    let pow_low = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+    let pow_high = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128);
+    let (mut low, mut high) = (_mm_setzero_si128(), _mm_setzero_si128());
+    for (gamma0, code) in moves {
+        if !code.is_known() {
+            return Some(Gathered::Unknown);
+        }
+        let l = code.inline_len();
+        if !masks.take(gamma0, l, 16) {
+            return None;
+        }
+        let word = _mm_cvtsi64_si128(code.0 as i64);
+        let even = _mm_and_si128(word, nibble);
+        let odd = _mm_and_si128(_mm_srli_epi64::<4>(word), nibble);
+        // Byte i: nibble i, that is γ(i+1); then moved up a byte, with γ0 (below 16 where it
+        // is read: in a prefix of two) in byte 0.
+        let entries = _mm_unpacklo_epi8(even, odd);
+        let first = _mm_cvtsi32_si128((gamma0 & 0xf) as i32);
+        let entries = _mm_or_si128(_mm_slli_si128::<1>(entries), first);
+        // SAFETY: `l` is 2 to 16 (an inline prefix's length), so the row is in the table;
+        // an unaligned load of its 16 bytes.
+        let order = unsafe { _mm_loadu_si128(EXTEND[l].as_ptr().cast()) };
+        let steps = _mm_shuffle_epi8(entries, order);
+        low = _mm_or_si128(low, _mm_shuffle_epi8(pow_low, steps));
+        high = _mm_or_si128(high, _mm_shuffle_epi8(pow_high, steps));
+    }
+    let (mut low_bytes, mut high_bytes) = ([0u8; INLINE], [0u8; INLINE]);
+    // SAFETY: unaligned stores of 16 bytes into arrays of 16 bytes.
+    unsafe {
+        _mm_storeu_si128(low_bytes.as_mut_ptr().cast(), low);
+        _mm_storeu_si128(high_bytes.as_mut_ptr().cast(), high);
+    }
+    for n in 1..INLINE {
+        masks.step[n] = u64::from(low_bytes[n]) | u64::from(high_bytes[n]) << 8;
+    }
+    Some(Gathered::Masks(masks))
+}
+
+/// The position's own sequence from its moves' masks: `γ0` the mex of theirs (1 with none),
+/// then each `γn` the mex of step `n`'s mask and `{γ(n-1), γ(n-1) ^ 1}`, up to where it
+/// settles (see [`settle`]); its code, or `None` past [`FAST_STEPS`] or an entry of 64.
+fn own_sequence(masks: &Masks, long: &Long) -> Option<Code> {
     let mut own = [0u8; FAST_STEPS];
-    own[0] = match any {
+    own[0] = match masks.any {
         true => {
+            let zero = &masks.zero;
             let free = zero.iter().position(|&w| w != u64::MAX).unwrap_or(4);
             let mex = free * 64 + zero.get(free).map_or(0, |w| w.trailing_ones() as usize);
             u8::try_from(mex).ok()?
         }
         false => 1,
     };
-    let mut open = tails[0];
     for n in 1..FAST_STEPS {
-        if n < INLINE {
-            open[0] |= tails[n][0];
-            open[1] |= tails[n][1];
-        }
-        let moves = open[n & 1] | explicit.get(n).copied().unwrap_or(0);
+        let moves = masks.step[if n < INLINE { n } else { INLINE - 2 + (n & 1) }];
         let before = u32::from(own[n - 1]);
         let pair = if before < 64 { 3 << (before & !1) } else { 0 };
         let mex = (moves | pair).trailing_ones();
         own[n] = u8::try_from(mex).ok().filter(|&m| m < 64)?;
-        if n >= p && own[n] == own[n - 2] {
+        if n >= masks.p && own[n] == own[n - 2] {
             return Some(Code::of(&own[..alternating_from(&own[..=n]) + 2], long));
         }
     }
@@ -435,6 +570,54 @@ mod tests {
             }
         }
         assert!(fast_ones > 500, "the fast path took {fast_ones} nodes only");
+    }
+
+    /// Both builds of the masks (byte shuffles and one entry at a time) give every position the
+    /// same code from the same moves: prefixes of every length from 2 to 16, entries 0 to 15,
+    /// `γ0`s up to 300 (the shuffles leave a prefix of two with a `γ0` of 16 or more to
+    /// `settle`, and nothing else), unknown and long moves among them.
+    #[test]
+    fn both_builds_of_the_masks_give_the_same_codes() {
+        let mut rng = crate::testing::Xorshift::new(0x9e05_5eed);
+        let long = Long::default();
+        let (mut compared, mut shuffled) = (0, 0);
+        for round in 0..20_000 {
+            let moves: Vec<(u32, Code)> = (0..rng.below(9))
+                .map(|_| {
+                    let l = 2 + rng.below(15) as usize;
+                    let gamma0 = match rng.below(10) {
+                        0 => rng.below(300) as u32,
+                        _ => rng.below(12) as u32,
+                    };
+                    let mut prefix = vec![gamma0];
+                    prefix.extend((1..l).map(|_| rng.below(16) as u32));
+                    let code = match rng.below(200) {
+                        0 => Code::UNKNOWN,
+                        1 => Code(long.push(&prefix)),
+                        _ => Code::of(&prefix, &long),
+                    };
+                    (gamma0, code)
+                })
+                .collect();
+            let plain = settle_codes_plain(moves.iter().copied(), &long);
+            let either = settle_codes(moves.iter().copied(), &long);
+            let left = |&(g, c): &(u32, Code)| c.inline_len() == 2 && (16..64).contains(&g);
+            if either.is_none() && plain.is_some() && moves.iter().any(left) {
+                continue;
+            }
+            // A long prefix is pushed by each call: compared by its entries, not its index.
+            let entries = |code: Option<Code>| {
+                code.map(|c| {
+                    let mut out = Vec::new();
+                    long.prefix(c, 0, &mut out);
+                    (c.inline_len(), c.is_known(), out)
+                })
+            };
+            assert_eq!(entries(either), entries(plain), "round {round}: {moves:?}");
+            compared += 1;
+            shuffled += usize::from(plain.is_some_and(Code::is_known));
+        }
+        assert!(compared > 15_000 && shuffled > 5_000, "{compared} compared, {shuffled} known");
     }
 
     #[test]
