@@ -812,9 +812,13 @@ impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
                 let w = targets[edge.index()];
                 edge += O::from(1);
                 if edge < end {
-                    // The next move's list, whose bounds the push started reading.
+                    // The next move's list, whose bounds the push started reading: asked for
+                    // only while no lane has reached it (most moves are finished nodes, whose
+                    // lists are never read again, and each miss asked for holds a fill buffer).
                     let next = targets[edge.index()] as usize;
-                    prefetch(targets, offsets[next].index());
+                    if self.cells[next].load(Ordering::Relaxed) == C::UNVISITED {
+                        prefetch(targets, offsets[next].index());
+                    }
                 }
                 let cell = &self.cells[w as usize];
                 let mut code = cell.load(order);
