@@ -187,8 +187,7 @@ impl<'o, P: Put> Writer<'o, P> {
             count: values.len() as u64,
             checksum: format::checksum(bytes),
         });
-        self.at += bytes.len() as u64;
-        self.out.put_large(bytes)
+        self.put(bytes)
     }
 
     /// Zeros up to the next multiple of [`ALIGN`].
@@ -199,6 +198,8 @@ impl<'o, P: Put> Writer<'o, P> {
 
     fn put(&mut self, bytes: &[u8]) -> Result<(), IoError> {
         self.at += bytes.len() as u64;
-        self.out.put(bytes)
+        // A section of megabytes goes to a file by every thread ([`Put::put_large`]); the
+        // head, padding, table and footer are written as they are.
+        self.out.put_large(bytes)
     }
 }

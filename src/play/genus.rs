@@ -112,23 +112,9 @@ pub(super) fn settle_codes(moves: impl Iterator<Item = (u32, Code)>, long: &Long
     if std::arch::is_x86_feature_detected!("ssse3") {
         // SAFETY: the processor has SSSE3 (checked just above), the one condition of calling a
         // function compiled for it.
-        return match unsafe { masks_ssse3(moves) }? {
-            Gathered::Unknown => Some(Code::UNKNOWN),
-            Gathered::Masks(masks) => own_sequence(&masks, long),
-        };
+        return own_sequence(unsafe { masks_ssse3(moves) }?, long);
     }
-    settle_codes_plain(moves, long)
-}
-
-/// [`settle_codes`] with the masks gathered one entry at a time ([`masks_plain`]).
-pub(super) fn settle_codes_plain(
-    moves: impl Iterator<Item = (u32, Code)>,
-    long: &Long,
-) -> Option<Code> {
-    match masks_plain(moves)? {
-        Gathered::Unknown => Some(Code::UNKNOWN),
-        Gathered::Masks(masks) => own_sequence(&masks, long),
-    }
+    own_sequence(masks_plain(moves)?, long)
 }
 
 /// What the moves' codes give [`own_sequence`]: a move's genus unknown (so the position's
@@ -136,6 +122,24 @@ pub(super) fn settle_codes_plain(
 enum Gathered {
     Unknown,
     Masks(Masks),
+}
+
+/// Why a move ends the gathering of the masks at once.
+enum Stop {
+    /// Its genus is unknown, so the position's is.
+    Unknown,
+    /// Its prefix is beyond the masks: [`settle`] takes the position.
+    Beyond,
+}
+
+impl Stop {
+    /// What the gathering returns.
+    fn gathered(self) -> Option<Gathered> {
+        match self {
+            Stop::Unknown => Some(Gathered::Unknown),
+            Stop::Beyond => None,
+        }
+    }
 }
 
 /// The moves' entries as bit masks: `step[n]` holds bit `γn` of every move for `1 <= n < 16`
@@ -153,17 +157,22 @@ impl Masks {
         Masks { step: [0; INLINE], zero: [0; 4], p: 2, any: false }
     }
 
-    /// Takes a move's `γ0` and prefix length `l`; false when this path cannot (a long prefix,
-    /// a `γ0` of 256 or more, or of `limit` or more in a prefix of two, whose `γ0` recurs).
+    /// Takes a move's `γ0` and code: its prefix's length, or why the gathering stops there
+    /// (a long prefix, a `γ0` of 256 or more, or of `limit` or more in a prefix of two, whose
+    /// `γ0` recurs, are beyond this path).
     #[inline(always)]
-    fn take(&mut self, gamma0: u32, l: usize, limit: u32) -> bool {
+    fn take(&mut self, gamma0: u32, code: Code, limit: u32) -> Result<usize, Stop> {
+        if !code.is_known() {
+            return Err(Stop::Unknown);
+        }
+        let l = code.inline_len();
         if l == 0 || gamma0 >= 256 || (l == 2 && gamma0 >= limit) {
-            return false;
+            return Err(Stop::Beyond);
         }
         self.zero[gamma0 as usize >> 6] |= 1 << (gamma0 & 63);
         self.p = self.p.max(l);
         self.any = true;
-        true
+        Ok(l)
     }
 }
 
@@ -175,13 +184,10 @@ fn masks_plain(moves: impl Iterator<Item = (u32, Code)>) -> Option<Gathered> {
     // tails[e][q]: the last two of moves whose last two start at e, for the steps of parity q.
     let mut tails = [[0u64; 2]; INLINE];
     for (gamma0, code) in moves {
-        if !code.is_known() {
-            return Some(Gathered::Unknown);
-        }
-        let l = code.inline_len();
-        if !masks.take(gamma0, l, 64) {
-            return None;
-        }
+        let l = match masks.take(gamma0, code, 64) {
+            Ok(l) => l,
+            Err(stop) => return stop.gathered(),
+        };
         let entry = |n: usize| match n {
             0 => u64::from(gamma0),
             _ => (code.0 >> (4 * (n - 1))) & 0xf,
@@ -236,13 +242,10 @@ fn masks_ssse3(moves: impl Iterator<Item = (u32, Code)>) -> Option<Gathered> {
     let pow_high = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128);
     let (mut low, mut high) = (_mm_setzero_si128(), _mm_setzero_si128());
     for (gamma0, code) in moves {
-        if !code.is_known() {
-            return Some(Gathered::Unknown);
-        }
-        let l = code.inline_len();
-        if !masks.take(gamma0, l, 16) {
-            return None;
-        }
+        let l = match masks.take(gamma0, code, 16) {
+            Ok(l) => l,
+            Err(stop) => return stop.gathered(),
+        };
         let word = _mm_cvtsi64_si128(code.0 as i64);
         let even = _mm_and_si128(word, nibble);
         let odd = _mm_and_si128(_mm_srli_epi64::<4>(word), nibble);
@@ -272,8 +275,12 @@ fn masks_ssse3(moves: impl Iterator<Item = (u32, Code)>) -> Option<Gathered> {
 
 /// The position's own sequence from its moves' masks: `γ0` the mex of theirs (1 with none),
 /// then each `γn` the mex of step `n`'s mask and `{γ(n-1), γ(n-1) ^ 1}`, up to where it
-/// settles (see [`settle`]); its code, or `None` past [`FAST_STEPS`] or an entry of 64.
-fn own_sequence(masks: &Masks, long: &Long) -> Option<Code> {
+/// settles (see [`settle`]); its code (unknown when a move's is), or `None` past
+/// [`FAST_STEPS`] or an entry of 64.
+fn own_sequence(gathered: Gathered, long: &Long) -> Option<Code> {
+    let Gathered::Masks(masks) = gathered else {
+        return Some(Code::UNKNOWN);
+    };
     let mut own = [0u8; FAST_STEPS];
     own[0] = match masks.any {
         true => {
@@ -599,7 +606,7 @@ mod tests {
                     (gamma0, code)
                 })
                 .collect();
-            let plain = settle_codes_plain(moves.iter().copied(), &long);
+            let plain = masks_plain(moves.iter().copied()).and_then(|g| own_sequence(g, &long));
             let either = settle_codes(moves.iter().copied(), &long);
             let left = |&(g, c): &(u32, Code)| c.inline_len() == 2 && (16..64).contains(&g);
             if either.is_none() && plain.is_some() && moves.iter().any(left) {
