@@ -84,7 +84,8 @@ fn in_node_order(n: u32, mut lists: Vec<(u32, usize, usize)>, targets: Vec<u32>)
 ///
 /// The dicts and the keys lie anywhere in memory, so the walk is bound by the latency of its
 /// reads. It goes in stages, each asking early for what a later one reads: the dicts' headers,
-/// then their entries; and it reads as few keys' objects as it can (see [`Known`]).
+/// then their entries, then the lookups of the keys' numbers; and it reads as few keys'
+/// objects as it can (see [`Known`]).
 fn numbered(adj: &Bound<'_, PyDict>) -> PyResult<Option<GameGraph>> {
     let n = node_count(adj.len())?;
     let next = Next::find(adj.py());
@@ -99,7 +100,8 @@ fn numbered(adj: &Bound<'_, PyDict>) -> PyResult<Option<GameGraph>> {
         })
     };
     let mut known = Known::new(n);
-    let Some(nodes) = known.numbers(&keys) else { return Ok(None) };
+    let nodes: Option<Vec<u32>> = keys.iter().map(|&(key, hash)| known.number(key, hash)).collect();
+    let Some(nodes) = nodes.filter(|_| known.confirmed()) else { return Ok(None) };
     let mut seen = vec![false; n as usize];
     for (&v, &neighbours) in nodes.iter().zip(&dicts) {
         // A repeated number or a list that is not a dict: the general path says which.
@@ -110,25 +112,21 @@ fn numbered(adj: &Bound<'_, PyDict>) -> PyResult<Option<GameGraph>> {
             return Ok(None);
         }
     }
-    keys.clear();
-    let mut lists = Vec::with_capacity(n as usize);
-    for (i, (&v, &neighbours)) in nodes.iter().zip(&dicts).enumerate() {
-        if let Some(&ahead) = dicts.get(i + 2 * AHEAD) {
-            prefetch(ahead);
-        }
-        if let Some(&ahead) = dicts.get(i + AHEAD).filter(|_| next.cpython) {
-            prefetch_entries(ahead);
-        }
-        let start = keys.len();
-        // SAFETY: as above.
-        unsafe { next.walk(neighbours, |key, hash, _| keys.push((key, hash))) };
-        lists.push((v, start, keys.len() - start));
-    }
-    Ok(known.numbers(&keys).map(|targets| in_node_order(n, lists, targets)))
+    let Some((targets, lengths)) = next.lists(&dicts, n) else { return Ok(None) };
+    let mut at = 0;
+    let order = nodes.iter().zip(&lengths).map(|(&v, &len)| {
+        let list = (v, at, len as usize);
+        at += len as usize;
+        list
+    });
+    Ok(Some(in_node_order(n, order.collect(), targets)))
 }
 
-/// How many dicts ahead of the one walked [`numbered`] asks for.
+/// How many dicts ahead of the one walked [`Next::lists`] asks for.
 const AHEAD: usize = 8;
+
+/// Dicts per batch of [`Next::lists`]: a few hundred keys, whose lookups overlap.
+const BATCH: usize = 32;
 
 /// Keys taken to be the `int`s 0 to n-1 by their hashes (an `int`'s hash is itself, for
 /// these), each new object checked after: a networkx graph's dicts hold few objects for each
@@ -137,46 +135,52 @@ const AHEAD: usize = 8;
 struct Known {
     /// For each number, the last object taken to be it.
     objects: Vec<*mut ffi::PyObject>,
+    /// Objects taken for the first time, to check: a key is numbered `h` here only when it is
+    /// the very object of a claim `(object, h)`, and [`Known::confirmed`] checks each claim.
+    claims: Vec<(*mut ffi::PyObject, u64)>,
 }
 
 impl Known {
     fn new(n: u32) -> Known {
-        Known { objects: vec![std::ptr::null_mut(); n as usize] }
+        Known { objects: vec![std::ptr::null_mut(); n as usize], claims: Vec::new() }
     }
 
-    /// The number of each key of `keys` (with its hash, -1 when unknown), or `None` when one
-    /// is not an `int` from 0 to n-1 whose hash is itself.
-    fn numbers(&mut self, keys: &[(*mut ffi::PyObject, ffi::Py_hash_t)]) -> Option<Vec<u32>> {
-        let n = self.objects.len() as u64;
-        let mut numbers = Vec::with_capacity(keys.len());
-        // Objects taken for the first time, to check: a key is numbered `h` here only when
-        // it is the very object of a claim `(object, h)`, and each claim is checked below.
-        let mut claims = Vec::new();
-        for &(key, hash) in keys {
-            let number = match u64::try_from(hash).ok().filter(|&h| h < n) {
-                Some(h) => {
-                    let known = &mut self.objects[h as usize];
-                    if *known != key {
-                        *known = key;
-                        claims.push((key, h));
-                    }
-                    h
-                }
-                // No hash, or one that is not a number: read the key itself.
-                None => small_int(key).filter(|&i| i < n)?,
-            };
-            numbers.push(number as u32);
+    /// Hints that the number of a key whose hash is `hash` will be looked up soon.
+    #[inline]
+    fn ask(&self, hash: ffi::Py_hash_t) {
+        if let Some(slot) = usize::try_from(hash).ok().and_then(|h| self.objects.get(h)) {
+            prefetch(std::ptr::from_ref(slot).cast_mut().cast());
         }
+    }
+
+    /// The number of `key` (whose hash is `hash`, -1 when unknown), if it is one of 0 to n-1,
+    /// provided [`Known::confirmed`] says so after.
+    #[inline]
+    fn number(&mut self, key: *mut ffi::PyObject, hash: ffi::Py_hash_t) -> Option<u32> {
+        let n = self.objects.len() as u64;
+        match u64::try_from(hash).ok().filter(|&h| h < n) {
+            Some(h) => {
+                let known = &mut self.objects[h as usize];
+                if *known != key {
+                    *known = key;
+                    self.claims.push((key, h));
+                }
+                Some(h as u32)
+            }
+            // No hash, or one that is not a number: read the key itself.
+            None => small_int(key).filter(|&i| i < n).map(|i| i as u32),
+        }
+    }
+
+    /// Whether every object taken for a number by its hash is the `int` of that number.
+    fn confirmed(&self) -> bool {
         const AHEAD: usize = 16;
-        for (i, &(key, h)) in claims.iter().enumerate() {
-            if let Some(&(ahead, _)) = claims.get(i + AHEAD) {
+        self.claims.iter().enumerate().all(|(i, &(key, h))| {
+            if let Some(&(ahead, _)) = self.claims.get(i + AHEAD) {
                 prefetch(ahead);
             }
-            if small_int(key) != Some(h) {
-                return None;
-            }
-        }
-        Some(numbers)
+            small_int(key) == Some(h)
+        })
     }
 }
 
@@ -248,6 +252,45 @@ impl Next {
             .filter(|_| cpython)
             .map(|f| unsafe { std::mem::transmute::<usize, NextWithHash>(f) });
         Next { with_hash, cpython }
+    }
+
+    /// The lists of `dicts` (live `dict`s), as the numbers of their keys (see [`Known`]),
+    /// with each one's length; `None` when a key is not an `int` from 0 to n-1.
+    ///
+    /// The keys are gathered a batch of dicts at a time, and each key's number looked up
+    /// after the batch: the lookups hit [`Known`]'s table at random, so each is asked for when
+    /// its key is gathered, and their misses overlap.
+    fn lists(self, dicts: &[*mut ffi::PyObject], n: u32) -> Option<(Vec<u32>, Vec<u32>)> {
+        let mut known = Known::new(n);
+        let (mut targets, mut lengths) = (Vec::new(), Vec::with_capacity(dicts.len()));
+        let mut batch = Vec::new();
+        for (b, chunk) in dicts.chunks(BATCH).enumerate() {
+            batch.clear();
+            for (i, &dict) in chunk.iter().enumerate() {
+                let i = b * BATCH + i;
+                if let Some(&ahead) = dicts.get(i + 2 * AHEAD) {
+                    prefetch(ahead);
+                }
+                if let Some(&ahead) = dicts.get(i + AHEAD).filter(|_| self.cpython) {
+                    prefetch_entries(ahead);
+                }
+                let start = batch.len();
+                // SAFETY: `dict` is a live `dict` that does not change meanwhile (`numbered`).
+                unsafe {
+                    self.walk(dict, |key, hash, _| {
+                        known.ask(hash);
+                        batch.push((key, hash));
+                    })
+                };
+                // A dict's keys are distinct, and numbers below n if they are numbers at all
+                // (checked below), so its length fits.
+                lengths.push((batch.len() - start) as u32);
+            }
+            for &(key, hash) in &batch {
+                targets.push(known.number(key, hash)?);
+            }
+        }
+        known.confirmed().then_some((targets, lengths))
     }
 
     /// Calls `f` on each `(key, hash, value)` of the dict `dict` (the hash -1 when unknown).
