@@ -208,7 +208,7 @@ impl Index {
         if self.verify {
             let blocks: Vec<(u64, bool)> = store
                 .par_chunks(BLOCK / 4)
-                .map(|c| (xxh3_64(format::as_bytes(c)), c.iter().all(|&t| (t as usize) < nodes)))
+                .map(|c| (xxh3_64(format::as_bytes(c)), below(c, nodes)))
                 .collect();
             let hashes: Vec<u64> = blocks.iter().map(|b| b.0).collect();
             if format::combine(&hashes) != targets.checksum {
@@ -405,7 +405,28 @@ fn mismatch(entry: Entry) -> String {
 fn starts_and_rises<O: Offset>(offsets: &[O], end: u64) -> bool {
     offsets.first() == Some(&O::default())
         && offsets.last().is_some_and(|&o| o.into() == end)
-        && offsets.par_windows(2).all(|w| w[0] <= w[1])
+        && never_decrease(offsets)
+}
+
+/// Offsets compared per parallel task (the last one of a task is compared with the next's
+/// first too).
+const RUN: usize = 1 << 16;
+
+/// True when no offset is above the next, in parallel runs. Each run is compared whole,
+/// without stopping at the first decrease: a loop without an exit is vectorized (a corrupt
+/// file is rare; the check is on every open).
+fn never_decrease<O: Offset>(offsets: &[O]) -> bool {
+    let pairs = offsets.len().saturating_sub(1);
+    (0..pairs.div_ceil(RUN)).into_par_iter().all(|run| {
+        let (start, end) = (run * RUN, (run * RUN + RUN).min(pairs));
+        let (these, next) = (&offsets[start..end], &offsets[start + 1..end + 1]);
+        these.iter().zip(next).fold(true, |rising, (a, b)| rising & (a <= b))
+    })
+}
+
+/// True when every target of `targets` is below `nodes`: their largest, vectorized.
+fn below(targets: &[u32], nodes: usize) -> bool {
+    targets.iter().copied().max().is_none_or(|m| (m as usize) < nodes)
 }
 
 /// Each case's sections, from the table: every section inside the file and aligned, of a
@@ -498,4 +519,40 @@ fn sections(table: &[u8], footer: &Footer, bytes: &[u8]) -> Result<Vec<Sections>
             Ok(Sections { record, entries })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A decrease anywhere (inside a run, at a run's last pair, across two runs) is found, on
+    /// both widths of offsets; rising offsets pass, and so do equal ones.
+    #[test]
+    fn a_decrease_is_found_wherever_it_is() {
+        let len = 2 * RUN + 3;
+        let rising: Vec<u64> = (0..len as u64).map(|i| i / 2).collect();
+        assert!(never_decrease(&rising));
+        assert!(never_decrease(&rising.iter().map(|&o| o as u32).collect::<Vec<u32>>()));
+        assert!(never_decrease::<u32>(&[]) && never_decrease(&[7u32]));
+        for at in [1, 2, RUN - 1, RUN, RUN + 1, 2 * RUN, len - 1] {
+            let mut bad = rising.clone();
+            // Only the pair (at - 1, at) decreases.
+            bad[at - 1] = bad[at] + 1;
+            assert!(!never_decrease(&bad), "a decrease at {at} of u64 offsets");
+            let narrow: Vec<u32> = bad.iter().map(|&o| o as u32).collect();
+            assert!(!never_decrease(&narrow), "a decrease at {at} of u32 offsets");
+        }
+    }
+
+    /// A target at or above the node count is found wherever it is.
+    #[test]
+    fn a_target_past_the_nodes_is_found() {
+        let targets: Vec<u32> = (0..1000).map(|i| i % 10).collect();
+        assert!(below(&targets, 10) && below(&[], 0));
+        for at in [0, 1, 500, 999] {
+            let mut bad = targets.clone();
+            bad[at] = 10;
+            assert!(!below(&bad, 10), "target {at}");
+        }
+    }
 }
