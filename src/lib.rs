@@ -46,8 +46,9 @@
 //! place a run is put on a cluster) is the binary's own `app` folder, outside this library:
 //! nothing here knows of it or derives clap traits.
 //!
-//! Every parallel stage has a sequential twin, selected by `--threads 1`, giving the same
-//! bytes.
+//! Every parallel stage has a sequential twin ([`exec::Exec::Sequential`]; the command line's
+//! hidden `--sequential`), giving the same bytes: the independent reference the tests compare
+//! the engine with. One thread runs the parallel stages on a pool of one.
 
 #![warn(missing_docs)]
 

@@ -76,7 +76,7 @@ fn check_names_the_first_line_that_differs_with_both_lines() {
     ] {
         let want = write_file(dir.path(), "want.txt", expected.as_bytes());
         let w = want.to_str().unwrap();
-        for args in [&["solve", f, "--check", w][..], &["solve", f, "--check", w, "-j", "1"]] {
+        for args in [&["solve", f, "--check", w][..], &["solve", f, "--check", w, "--sequential"]] {
             let line = run(args, None).error_line();
             assert!(line.starts_with("error: ") && line.ends_with(&words), "{line} / {words}");
         }
@@ -107,8 +107,14 @@ fn query_columns_are_the_full_rows_projected() {
             .chain(rows.iter().map(|r| picked.iter().map(|&i| r[i]).collect::<Vec<_>>().join(",")))
             .map(|l| l + "\n")
             .collect();
-        for extra in [&["-j", "1"][..], &["-j", "2"], &["--processes", "2"], &["--processes", "3"]]
-        {
+        let ways: [&[&str]; 5] = [
+            &["--sequential"],
+            &["-j", "1"],
+            &["-j", "2"],
+            &["--processes", "2"],
+            &["--processes", "3"],
+        ];
+        for extra in ways {
             let args = [&["query", f, q, "--columns", list][..], extra].concat();
             assert!(run(&args, None).ok() == expected, "--columns {list} {extra:?}");
         }

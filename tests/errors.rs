@@ -13,7 +13,7 @@ fn solve_error(input: &[u8]) -> String {
     let dir = tempdir();
     let path = write_file(dir.path(), "bad.txt", input);
     let file = path.to_str().unwrap();
-    let line = run(&["solve", "--threads", "1", file], None).error_line();
+    let line = run(&["solve", "--sequential", file], None).error_line();
     for chunk in ["1", "3", "8", "1000"] {
         let run = run(&["solve", "--threads", "3", "--chunk-bytes", chunk, file], None);
         assert_eq!(run.error_line(), line, "chunk {chunk}");
@@ -60,7 +60,12 @@ fn control_bytes_in_a_token_are_shown_as_hex_escapes() {
         (b"1\n0\n1 \x01\x7f\n", r#""\x01\x7f""#),
         (b"1\n0\n1 \"\\\n", r#""\"\\""#),
     ] {
-        for args in [&["-j", "1", "solve"][..], &["-j", "2", "--chunk-bytes", "3", "solve"]] {
+        let ways: [&[&str]; 3] = [
+            &["--sequential", "solve"],
+            &["-j", "1", "solve"],
+            &["-j", "2", "--chunk-bytes", "3", "solve"],
+        ];
+        for args in ways {
             let line = run(args, Some(input)).error_line();
             assert_eq!(line, format!("error: <stdin>:3:3: {query} {found}"), "{args:?}");
         }

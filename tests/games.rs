@@ -13,7 +13,7 @@ fn game(name: &str, input: &[u8], extra: &[&str]) -> String {
 
 fn both_paths(name: &str, input: &[u8]) -> String {
     let parallel = game(name, input, &[]);
-    let sequential = run(&["--threads", "1", "game", name], Some(input)).ok();
+    let sequential = run(&["--sequential", "game", name], Some(input)).ok();
     assert_eq!(parallel, sequential, "{name}: the paths agree");
     parallel
 }

@@ -14,7 +14,7 @@ fn generate(args: &[&str]) -> Vec<u8> {
 fn same_arguments_same_bytes_whatever_the_threads() {
     let args = ["-n", "30000", "--avg-degree", "3", "-q", "20000", "--cases", "2", "--seed", "5"];
     let a = generate(&args);
-    let mut one = vec!["--threads", "1"];
+    let mut one = vec!["--sequential"];
     one.extend_from_slice(&args);
     assert!(a == generate(&one));
     let mut other = args.to_vec();

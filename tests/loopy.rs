@@ -114,10 +114,9 @@ fn random_cyclic_games_agree_with_retrograde_analysis() {
         let path = path.to_str().unwrap();
         let report = dir.path().join("report.csv");
         let report = report.to_str().unwrap();
-        let lines =
-            run(&["solve", "--loopy", path, "--report", report, "--threads", "1"], None).ok();
+        let lines = run(&["solve", "--loopy", path, "--report", report, "--sequential"], None).ok();
         let rows = std::fs::read_to_string(report).unwrap();
-        let values = run(&["values", "--loopy", path, "--threads", "1"], None).ok();
+        let values = run(&["values", "--loopy", path, "--sequential"], None).ok();
         // The parallel path gives the same bytes.
         assert_eq!(run(&["solve", "--loopy", path], None).ok(), lines);
         assert_eq!(run(&["values", "--loopy", path], None).ok(), values);
@@ -355,7 +354,7 @@ fn large_cyclic_games_give_the_same_bytes_on_both_paths() {
         run(&[&args[..], &["--seed", seed, "--back-edges", back, "-o", file]].concat(), None).ok();
         let report = dir.path().join("r.csv");
         let report = report.to_str().unwrap();
-        let one = run(&["solve", "--loopy", file, "--threads", "1", "--report", report], None).ok();
+        let one = run(&["solve", "--loopy", file, "--sequential", "--report", report], None).ok();
         let rows = std::fs::read(report).unwrap();
         let two = run(&["solve", "--loopy", file, "--threads", "2", "--report", report], None).ok();
         assert_eq!(two, one, "seed {seed}");

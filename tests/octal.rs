@@ -227,8 +227,7 @@ fn the_sparse_method_equals_the_naive_one_at_both_thread_counts() {
     let mut codes: Vec<String> = vec!["0.007".into(), "0.77".into(), "4.07".into(), "0.51".into()];
     codes.extend((0..40).map(|_| random_code(&mut rng, 5, false).0));
     for code in codes {
-        let naive =
-            run(&["--threads", "1", "octal", &code, "-n", "3000", "--naive", "--json"], None);
+        let naive = run(&["--sequential", "octal", &code, "-n", "3000", "--naive", "--json"], None);
         if naive.code != 0 {
             continue; // a code with no move
         }
@@ -373,7 +372,7 @@ fn a_run_killed_and_started_again_from_its_checkpoint_writes_the_same_bytes() {
     let (ck, table, counts) = (path("ck"), path("t.csv"), path("h.csv"));
     let n = "400000";
     let args = |table: &str, counts: &str| {
-        let mut args = vec!["--threads", "1", "octal", "0.6", "-n", n, "-o", table];
+        let mut args = vec!["--sequential", "octal", "0.6", "-n", n, "-o", table];
         args.extend(["--histogram", counts, "--checkpoint", &ck, "--checkpoint-every", "0"]);
         args.into_iter().map(String::from).collect::<Vec<_>>()
     };

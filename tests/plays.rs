@@ -150,7 +150,7 @@ fn every_play_matches_a_game_tree_search() {
             let r = report.to_str().unwrap();
             let lines = run(&with_play(shown, &["solve", p, "--report", r]), None).ok();
             let two = run(&with_play(shown, &["solve", "-j", "2", p]), None).ok();
-            let one = run(&with_play(shown, &["solve", "-j", "1", p]), None).ok();
+            let one = run(&with_play(shown, &["solve", "--sequential", p]), None).ok();
             let play = rules(shown);
             assert_eq!((&one, &two), (&lines, &lines), "{play}: threads differ");
             let rows = std::fs::read_to_string(&report).unwrap();
@@ -236,7 +236,7 @@ fn the_plays_columns_follow_their_definitions() {
         .collect();
     let input = write_messy(&mut rng, &cases, false);
     let column = |play: &str, name: &str| {
-        let one = run(&["values", "-j", "1", "--play", play], Some(&input)).ok();
+        let one = run(&["values", "--sequential", "--play", play], Some(&input)).ok();
         let two = run(&["values", "-j", "2", "--play", play], Some(&input)).ok();
         assert_eq!(one, two, "{play}: threads differ");
         let mut lines = one.lines();

@@ -62,7 +62,7 @@ fn check_query_row(row: &[String], number: usize, query: &[u32], lists: &[Vec<u3
 }
 
 fn for_both_paths(mut check: impl FnMut(&[&str])) {
-    check(&["--threads", "1"]);
+    check(&["--sequential"]);
     check(&["--threads", "3", "--chunk-bytes", "64"]);
 }
 
@@ -371,7 +371,7 @@ fn progress_moves_through_the_stages_on_a_terminal_only() {
     let dir = tempdir();
     let big = long_run(dir.path());
     let out = dir.path().join("v.csv");
-    let args = ["--threads", "1", "values", big.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let args = ["--sequential", "values", big.to_str().unwrap(), "-o", out.to_str().unwrap()];
     // stderr is a pipe here: nothing may appear on it.
     assert_eq!(run(&args, None).ok(), "");
     let Some(typescript) = on_a_terminal(&args) else { return };
@@ -404,7 +404,7 @@ fn progress_moves_through_the_stages_on_a_terminal_only() {
 fn progress_never_overwrites_answers_on_the_same_terminal() {
     let dir = tempdir();
     let big = long_run(dir.path());
-    let args = ["--threads", "1", "solve", big.to_str().unwrap()];
+    let args = ["--sequential", "solve", big.to_str().unwrap()];
     let expected = run(&args, None).ok();
     let Some(typescript) = on_a_terminal(&args) else { return };
     let (last, frames) = screen(&typescript);
@@ -421,10 +421,10 @@ fn interrupted_runs_leave_no_file() {
     let big = long_run(dir.path());
     let out = dir.path().join("v.csv");
     let (big, out) = (big.to_str().unwrap(), out.to_str().unwrap());
-    let values = ["--threads", "1", "values", big, "-o", out];
+    let values = ["--sequential", "values", big, "-o", out];
     let queries = dir.path().join("queries.txt");
     std::fs::copy(big, &queries).unwrap();
-    let query = ["--threads", "1", "query", big, queries.to_str().unwrap(), "-o", out];
+    let query = ["--sequential", "query", big, queries.to_str().unwrap(), "-o", out];
     for (args, signal, code) in
         [(&values[..], "INT", 130), (&values[..], "TERM", 143), (&query[..], "INT", 130)]
     {

@@ -1,14 +1,15 @@
-//! The parallel code paths give the same bytes as the sequential twin (`--threads 1`).
+//! The parallel code paths, on one thread and more, give the same bytes as the sequential twin
+//! (`--sequential`).
 
 use crate::util::*;
 
-/// Runs `solve` on `path` with `--threads 1` and with several thread counts and window sizes
+/// Runs `solve` on `path` with `--sequential` and with several thread counts and window sizes
 /// (small windows put token, node and query boundaries across windows); all outputs must be
 /// identical. Returns the sequential output.
 fn same_bytes_every_way(path: &std::path::Path, chunks: &[&str]) -> Run {
     let file = path.to_str().unwrap();
-    let sequential = run(&["solve", "--threads", "1", file], None);
-    for threads in ["2", "3"] {
+    let sequential = run(&["solve", "--sequential", file], None);
+    for threads in ["1", "2", "3"] {
         for chunk in chunks {
             let parallel =
                 run(&["solve", "--threads", threads, "--chunk-bytes", chunk, file], None);

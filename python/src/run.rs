@@ -117,12 +117,12 @@ impl Pool {
         }
     }
 
-    /// `f` in the pool, on the executor its size calls for (one thread: the sequential one).
+    /// `f` in the pool, on the parallel stages (a pool of one thread too: they beat the
+    /// sequential twins there as well, as the command line's `-j 1` does).
     fn run<T: Send>(&self, f: impl FnOnce(Exec) -> T + Send) -> T {
         let parallel = Exec::Rayon { chunk_bytes: grundy::exec::DEFAULT_CHUNK_BYTES };
         match &self.0 {
             None => f(parallel),
-            Some(pool) if pool.current_num_threads() == 1 => pool.install(|| f(Exec::Sequential)),
             Some(pool) => pool.install(|| f(parallel)),
         }
     }

@@ -38,9 +38,14 @@ impl From<ShapeName> for Shape {
 #[derive(Debug, Parser)]
 #[command(name = "grundy", version, about, long_about = None)]
 pub struct Cli {
-    /// Worker threads [default: all cores]; 1 runs the sequential code path.
+    /// Worker threads [default: all cores].
     #[arg(long, short = 'j', global = true, value_name = "N")]
     pub threads: Option<usize>,
+
+    /// One thread, on the sequential twins of the parallel stages (the reference the tests
+    /// compare the engine with; slower, and a game graph's peel holds about 12 B per edge).
+    #[arg(long, global = true, hide = true, conflicts_with = "threads")]
+    pub sequential: bool,
 
     /// No progress bars (they are drawn only on a terminal, for runs over half a second).
     #[arg(long, global = true)]

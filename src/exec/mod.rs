@@ -81,13 +81,14 @@ impl Exec {
     /// The Grundy value of every node of a game graph and, with `levels`, every node's level;
     /// or the nodes of one cycle.
     ///
-    /// On several threads, by the depth-first search ([`eval::search()`]): no reverse graph,
-    /// each edge read once. On one, by Kahn's peeling with the mex taken on the way
-    /// ([`order::levels_valued`]): a level's nodes are independent, so one thread keeps many
-    /// reads in flight, where one worker's searches wait for memory one node after another
-    /// (the 10M-node file: 5.0 s against 6.3, farm-bench; on two threads the search wins,
-    /// BENCHMARKS.md). A cycle the search meets, or a false alarm of its wait-for check, is
-    /// handed to the parallel peeling, which names the cycle or evaluates the graph.
+    /// In parallel (on a pool of one thread too), by the depth-first search
+    /// ([`eval::search()`]): no reverse graph, each edge read once. The sequential twin, by
+    /// Kahn's peeling with the mex taken on the way ([`order::levels_valued`]), is the
+    /// reference the search is tested against; it once beat the search on one thread (the
+    /// 10M-node file: 5.0 s against 6.3), but no longer does (0.84x its time and 44% of its
+    /// memory for the search, BENCHMARKS.md). A cycle the search meets, or a false alarm of
+    /// its wait-for check, is handed to the parallel peeling, which names the cycle or
+    /// evaluates the graph.
     pub fn values_of<O: Offset>(
         self,
         graph: &Csr<O>,
