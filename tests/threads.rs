@@ -118,3 +118,21 @@ fn errors_deep_in_large_inputs_give_the_same_bytes() {
         assert_eq!(out.code, 1, "{name}: {}", out.stderr);
     }
 }
+
+/// `--sequential` is one thread by definition: a thread count beside it is a usage error, and
+/// `-j 1` is the engine's stages on one thread, not the twins (the same bytes all the same).
+#[test]
+fn sequential_is_one_thread_and_refuses_a_thread_count() {
+    let refused = run(&["--sequential", "-j", "2", "solve"], Some(b"1\n0\n1 0\n"));
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("--sequential"), "{}", refused.stderr);
+    // A file, so that the twins' own reader reads it (a stream goes to the window reader).
+    let dir = tempdir();
+    let path = write_file(dir.path(), "small.txt", b"3\n2 1 2\n1 2\n0\n1 0\n2 1 1\n");
+    let file = path.to_str().unwrap();
+    let twin = run(&["--sequential", "solve", file], None);
+    let one = run(&["-j", "1", "solve", file], None);
+    assert_eq!((twin.code, one.code), (0, 0));
+    assert_eq!(twin.stdout_text(), "WIN\nLOSE\n");
+    assert_eq!(one.stdout, twin.stdout);
+}
