@@ -97,7 +97,12 @@ fn random_sums_games_match_the_oracle_on_both_paths() {
                 expected.push_str(if x != 0 { "WIN\n" } else { "LOSE\n" });
             }
         }
-        for args in [vec!["--sequential"], vec!["--threads", "3", "--chunk-bytes", "16"]] {
+        let ways = [
+            vec!["--sequential"],
+            vec!["-j", "1", "--chunk-bytes", "7"],
+            vec!["--threads", "3", "--chunk-bytes", "16"],
+        ];
+        for args in ways {
             let mut all = args.clone();
             all.extend([
                 "solve",
@@ -162,7 +167,9 @@ fn bad_sums_input_gets_clear_errors_on_both_paths() {
         (b"2\n1 x\n", "2:3: expected a non-negative integer for the part count of move 1 of 1 of node 0 (case 1), found \"x\""),
     ];
     for (input, expected) in cases {
-        for args in [vec!["--sequential"], vec!["--threads", "3", "--chunk-bytes", "3"]] {
+        for args in
+            [vec!["--sequential"], vec!["-j", "1"], vec!["--threads", "3", "--chunk-bytes", "3"]]
+        {
             let mut all = args.clone();
             all.extend(["solve", "--format", "sums"]);
             let line = run(&all, Some(input)).error_line();
