@@ -112,7 +112,7 @@ fn numbered(adj: &Bound<'_, PyDict>) -> PyResult<Option<GameGraph>> {
             return Ok(None);
         }
     }
-    let Some((targets, lengths)) = next.lists(&dicts, n) else { return Ok(None) };
+    let Some((targets, lengths)) = next.lists(&dicts, &mut known) else { return Ok(None) };
     let mut at = 0;
     let order = nodes.iter().zip(&lengths).map(|(&v, &len)| {
         let list = (v, at, len as usize);
@@ -172,11 +172,13 @@ impl Known {
         }
     }
 
-    /// Whether every object taken for a number by its hash is the `int` of that number.
-    fn confirmed(&self) -> bool {
+    /// Whether every object taken for a number by its hash since the last call is the `int`
+    /// of that number (each claim is checked once: a later call checks the newer ones).
+    fn confirmed(&mut self) -> bool {
         const AHEAD: usize = 16;
-        self.claims.iter().enumerate().all(|(i, &(key, h))| {
-            if let Some(&(ahead, _)) = self.claims.get(i + AHEAD) {
+        let claims = std::mem::take(&mut self.claims);
+        claims.iter().enumerate().all(|(i, &(key, h))| {
+            if let Some(&(ahead, _)) = claims.get(i + AHEAD) {
                 prefetch(ahead);
             }
             small_int(key) == Some(h)
@@ -254,14 +256,18 @@ impl Next {
         Next { with_hash, cpython }
     }
 
-    /// The lists of `dicts` (live `dict`s), as the numbers of their keys (see [`Known`]),
-    /// with each one's length; `None` when a key is not an `int` from 0 to n-1.
+    /// The lists of `dicts` (live `dict`s), as the numbers of their keys by `known` (which
+    /// already holds the nodes' own objects, often the very ones the lists hold), with each
+    /// one's length; `None` when a key is not an `int` from 0 to n-1.
     ///
     /// The keys are gathered a batch of dicts at a time, and each key's number looked up
     /// after the batch: the lookups hit [`Known`]'s table at random, so each is asked for when
     /// its key is gathered, and their misses overlap.
-    fn lists(self, dicts: &[*mut ffi::PyObject], n: u32) -> Option<(Vec<u32>, Vec<u32>)> {
-        let mut known = Known::new(n);
+    fn lists(
+        self,
+        dicts: &[*mut ffi::PyObject],
+        known: &mut Known,
+    ) -> Option<(Vec<u32>, Vec<u32>)> {
         let (mut targets, mut lengths) = (Vec::new(), Vec::with_capacity(dicts.len()));
         let mut batch = Vec::new();
         for (b, chunk) in dicts.chunks(BATCH).enumerate() {
