@@ -236,6 +236,12 @@ impl Input {
         let map = unsafe { Mmap::map(file) }.map_err(|e| IoError::file(&name, "cannot map", e))?;
         // Advice only: a failure changes speed, never results.
         let _ = map.advise(Advice::Sequential);
+        // A file not yet in the page cache is then read into it in 2 MiB pieces where the
+        // file system can hold them so (ext4, XFS on recent kernels), and every later map of
+        // the file, this run's or another's, is made of 2 MiB pages: a 512th of the page
+        // faults, and random reads (an index's lists) that miss the TLB far less.
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(Advice::HugePage);
         Ok(Input::new(name, Data::Mapped(map)))
     }
 
