@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use crate::eval::Values;
 use crate::graph::mex_order::first_move_below;
 use crate::graph::{Csr, GameGraph, Offset};
+use crate::io::memory::append_parallel;
 use crate::parse::chess_parallel::QueryBatch;
 
 /// Pieces per thread a batch is cut into.
@@ -181,9 +182,15 @@ pub fn loopy_answer_of(
 /// Answered queries' rows held until they are written, as one output format holds them
 /// (CSV bytes, or typed columns: `report`'s pieces): the rows of a parallel piece, or of a
 /// batch of pieces appended in order.
-pub trait Piece: Default + Send {
+pub trait Piece: Default + Send + Sync {
     /// Appends `other`'s rows after this piece's.
     fn append(&mut self, other: &Self);
+    /// Appends the rows of `others`, in order, after this piece's.
+    fn append_all(&mut self, others: &[&Self]) {
+        for other in others {
+            self.append(other);
+        }
+    }
     /// Empties the piece, keeping its memory.
     fn clear(&mut self);
     /// About how many bytes the piece holds (when to write it).
@@ -194,6 +201,10 @@ pub trait Piece: Default + Send {
 impl Piece for Vec<u8> {
     fn append(&mut self, other: &Vec<u8>) {
         self.extend_from_slice(other);
+    }
+
+    fn append_all(&mut self, others: &[&Vec<u8>]) {
+        append_parallel(self, others);
     }
 
     fn clear(&mut self) {
@@ -220,6 +231,14 @@ impl<R: Piece> Bufs<R> {
     pub fn append(&mut self, other: &Bufs<R>) {
         self.main.extend_from_slice(&other.main);
         self.rows.append(&other.rows);
+    }
+
+    /// Appends the lines and rows of `others`, in order: bytes are copied by every thread.
+    pub fn append_all(&mut self, others: &[Bufs<R>]) {
+        let main: Vec<&Vec<u8>> = others.iter().map(|b| &b.main).collect();
+        append_parallel(&mut self.main, &main);
+        let rows: Vec<&R> = others.iter().map(|b| &b.rows).collect();
+        self.rows.append_all(&rows);
     }
 
     /// Empties both buffers.
@@ -284,14 +303,18 @@ pub fn answer_batch<R: Piece, F>(batch: &QueryBatch<'_>, out: &mut Bufs<R>, answ
 where
     F: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
 {
-    answer_batch_ahead(batch, out, answer, None::<&fn(&[u32], usize)>)
+    let none = None::<&fn(&[u32], usize)>;
+    answer_batch_ahead(batch, out, &mut Vec::new(), answer, none)
 }
 
 /// [`answer_batch`], calling `ahead(positions, stage)` on the query [`AHEAD`]`[stage]` places
 /// after each one answered, so that the reads of later answers overlap ([`prefetch_move`]).
+/// The pieces are answered into `pieces`, which keeps their buffers from one batch to the
+/// next: each batch's rows are then written into memory already touched, not grown anew.
 pub fn answer_batch_ahead<R: Piece, F, H>(
     batch: &QueryBatch<'_>,
     out: &mut Bufs<R>,
+    pieces: &mut Vec<Bufs<R>>,
     answer: F,
     ahead: Option<&H>,
 ) where
@@ -300,34 +323,73 @@ pub fn answer_batch_ahead<R: Piece, F, H>(
 {
     let threads = rayon::current_num_threads();
     let piece = batch.len().div_ceil(threads * PIECES_PER_THREAD).max(1);
-    let pieces: Vec<Bufs<R>> = (0..batch.len().div_ceil(piece))
-        .into_par_iter()
-        .map(|p| {
-            let mut bufs = Bufs::default();
-            let end = ((p + 1) * piece).min(batch.len());
-            for i in p * piece..end {
-                if let Some(ahead) = ahead {
-                    for (stage, distance) in AHEAD.iter().enumerate() {
-                        if i + distance < end {
-                            ahead(batch.positions(i + distance), stage);
-                        }
+    let count = batch.len().div_ceil(piece);
+    if pieces.len() < count {
+        pieces.resize_with(count, Bufs::default);
+    }
+    pieces[..count].par_iter_mut().enumerate().for_each(|(p, bufs)| {
+        bufs.clear();
+        let end = ((p + 1) * piece).min(batch.len());
+        for i in p * piece..end {
+            if let Some(ahead) = ahead {
+                for (stage, distance) in AHEAD.iter().enumerate() {
+                    if i + distance < end {
+                        ahead(batch.positions(i + distance), stage);
                     }
                 }
-                answer(batch.first_query + i as u64, batch.positions(i), &mut bufs);
             }
-            bufs
-        })
-        .collect();
-    for bufs in pieces {
-        out.append(&bufs);
-    }
+            answer(batch.first_query + i as u64, batch.positions(i), bufs);
+        }
+    });
+    out.append_all(&pieces[..count]);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::graph::SumsGraph;
+    use crate::parse::chess_parallel::ParChessReader;
     use crate::{eval, order};
+
+    /// Batches answered into pieces kept from one batch to the next give the rows one query
+    /// at a time gives: nothing of an earlier batch is left in a piece, whatever the pieces'
+    /// counts (a last batch has fewer).
+    #[test]
+    fn batches_answered_into_kept_pieces_are_the_queries_in_order() {
+        let mut rng = crate::testing::Xorshift::new(0x51_7cc1_b727_220a);
+        let n = 50u32;
+        let mut text = format!("{n}\n");
+        for _ in 0..n {
+            text.push_str("0\n");
+        }
+        let queries: Vec<Vec<u32>> = (0..3000)
+            .map(|_| (0..1 + rng.below(6)).map(|_| rng.below(u64::from(n)) as u32).collect())
+            .collect();
+        for q in &queries {
+            let list: Vec<String> = q.iter().map(u32::to_string).collect();
+            text.push_str(&format!("{} {}\n", q.len(), list.join(" ")));
+        }
+        text.push_str("0\n");
+        let row = |number: u64, positions: &[u32], bufs: &mut Bufs| {
+            bufs.main.extend_from_slice(format!("{number}:{positions:?}\n").as_bytes());
+        };
+        let expected: Vec<u8> = queries
+            .iter()
+            .enumerate()
+            .flat_map(|(i, q)| format!("{}:{q:?}\n", i + 1).into_bytes())
+            .collect();
+        for chunk in [64, 1000, 1 << 16] {
+            let mut reader = ParChessReader::new(text.as_bytes(), chunk);
+            assert!(reader.next_graph().unwrap().is_some());
+            let (mut out, mut pieces, mut batches) = (Bufs::default(), Vec::new(), 0);
+            while let Some(batch) = reader.next_queries().unwrap() {
+                answer_batch_ahead(&batch, &mut out, &mut pieces, row, None::<&fn(&[u32], usize)>);
+                batches += 1;
+            }
+            assert!(chunk > 1000 || batches > 10, "chunk {chunk}: {batches} batches");
+            assert_eq!(out.main, expected, "chunk {chunk}");
+        }
+    }
 
     #[test]
     fn winning_moves_of_sums_leave_a_zero_nim_sum() {

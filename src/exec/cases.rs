@@ -293,7 +293,7 @@ impl<'a> CaseReader<'a> {
         H: Fn(&[u32], usize) + Sync,
         W: FnMut(&Bufs<R>) -> Result<(), Error>,
     {
-        let mut bufs = Bufs::<R>::default();
+        let (mut bufs, mut pieces) = (Bufs::<R>::default(), Vec::new());
         let mut count = 0u64;
         self.stage(self.case(), "answering", Unit::Bytes, self.total());
         let meter = self.meter;
@@ -326,7 +326,7 @@ impl<'a> CaseReader<'a> {
                     Ok(batch) => batch,
                     Err(e) => return Err(window_error(self.input, r, e)),
                 } {
-                    answer::answer_batch_ahead(&batch, &mut bufs, &answer, ahead);
+                    answer::answer_batch_ahead(&batch, &mut bufs, &mut pieces, &answer, ahead);
                     count += batch.len() as u64;
                     flush(&bufs)?;
                     bufs.clear();

@@ -12,6 +12,7 @@
 use rayon::prelude::*;
 
 use crate::io::input::{Input, Stream};
+use crate::io::memory::append_parallel;
 use crate::meter::Meter;
 use crate::parse::error::{Expected, ParseError};
 use crate::parse::kernel::tokenize_piece;
@@ -280,7 +281,7 @@ impl<'a> TokenReader<'a> {
             self.windows.push(Window { first_token, byte_offset: at + a });
             first_token += tokens.len() as u64;
         }
-        append(&mut self.buf, &self.piece_tokens[..kept]);
+        append_parallel(&mut self.buf, &self.piece_tokens[..kept]);
         self.next = at + end;
         self.meter.set(self.next as u64);
         true
@@ -295,29 +296,6 @@ impl<'a> TokenReader<'a> {
         self.text.forget_before(from);
         self.windows.drain(..w);
     }
-}
-
-/// Appends `pieces` to `buf` in order, each piece copied by its own task: the copy and the
-/// first touch of the fresh pages it writes (as costly as the copy) run on every thread.
-fn append(buf: &mut Vec<u32>, pieces: &[Vec<u32>]) {
-    let total: usize = pieces.iter().map(Vec::len).sum();
-    buf.reserve(total);
-    let mut spare = &mut buf.spare_capacity_mut()[..total];
-    let mut slots = Vec::with_capacity(pieces.len());
-    for piece in pieces {
-        let (slot, rest) = spare.split_at_mut(piece.len());
-        slots.push(slot);
-        spare = rest;
-    }
-    slots.into_par_iter().zip(pieces).for_each(|(slot, piece)| {
-        for (slot, &token) in slot.iter_mut().zip(piece) {
-            slot.write(token);
-        }
-    });
-    let len = buf.len() + total;
-    // SAFETY: the `total` slots after the old length were all written above (each piece's
-    // slot is exactly its length, and the slots tile the range), and `reserve` made room.
-    unsafe { buf.set_len(len) };
 }
 
 /// Token buffers reserve at most this many tokens (4 GiB) ahead: beyond it they grow.
