@@ -182,7 +182,7 @@ pub fn loopy_answer_of(
 /// Answered queries' rows held until they are written, as one output format holds them
 /// (CSV bytes, or typed columns: `report`'s pieces): the rows of a parallel piece, or of a
 /// batch of pieces appended in order.
-pub trait Piece: Default + Send + Sync {
+pub trait Piece: Default + Send {
     /// Appends `other`'s rows after this piece's.
     fn append(&mut self, other: &Self);
     /// Appends the rows of `others`, in order, after this piece's.
@@ -227,12 +227,6 @@ pub struct Bufs<R = Vec<u8>> {
 }
 
 impl<R: Piece> Bufs<R> {
-    /// Appends `other`'s lines and rows.
-    pub fn append(&mut self, other: &Bufs<R>) {
-        self.main.extend_from_slice(&other.main);
-        self.rows.append(&other.rows);
-    }
-
     /// Appends the lines and rows of `others`, in order: bytes are copied by every thread.
     pub fn append_all(&mut self, others: &[Bufs<R>]) {
         let main: Vec<&Vec<u8>> = others.iter().map(|b| &b.main).collect();

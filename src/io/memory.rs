@@ -3,7 +3,8 @@
 //! No array asks for transparent huge pages. They would save TLB misses on the random reads
 //! of the peeling, but on the development machine the host takes idle 2 MiB blocks back and
 //! the kernel then clears each one at its first touch: each use measured cost more than it
-//! saved (README, "Huge pages").
+//! saved (README, "Huge pages"). An input file's map does ask for them (`io::input`): its
+//! pages are the page cache's, made once and mapped again by every later run.
 
 /// Hints that `slice[i]` will be read soon, so that several cache misses of a loop overlap
 /// instead of waiting one at a time. Out of range, or off x86-64, it does nothing.
