@@ -4,9 +4,9 @@
 //!
 //! Each node has one cell (a byte when every value fits one, else 4 bytes; with levels, 4
 //! bytes holding value and level, `Packed`): unvisited, busy on a lane's stack, or its value.
-//! Every worker runs 4 searches (lanes, `LANES`) that take turns, each running until it
-//! pushes a node: the node's reads are then on their way from memory while the other lanes
-//! run. A lane claims a node by compare-and-swap before it pushes it, so each node is searched
+//! Every worker runs 8 searches (lanes, `LANES`; fewer on many cores) that take turns, each
+//! running until it pushes a node or reaches a stage of one: the node's reads are then on
+//! their way from memory while the other lanes run. A lane claims a node by compare-and-swap before it pushes it, so each node is searched
 //! once; a frame ORs the values of its finished moves into a 64-bit mask, and a move busy on
 //! another lane is waited for once the frame's other moves are done (the lane stays blocked,
 //! the others go on). In a DAG that wait always ends: the other lane is searching below the
@@ -118,11 +118,14 @@ impl Along for NoNumber {
 }
 
 /// Frames' masks hold values below this; bit 63 marks a frame with a move that was busy on
-/// another lane when it was met (`LATE`), bit 62 a frame whose moves' cells and bounds are
-/// still to be asked for (`FRESH`).
+/// another lane when it was met (`LATE`), bit 62 a frame whose moves' cells are still to be
+/// asked for (`FRESH`), and both bits a frame whose list is still to be asked for (`BOUNDS`:
+/// its bounds, and so its edge, not read yet).
 const MASK_VALUES: u32 = 62;
 const LATE: u64 = 1 << 63;
 const FRESH: u64 = 1 << 62;
+/// A pushed frame whose bounds are on their way: its list is asked for on its next turn.
+const BOUNDS: u64 = FRESH | LATE;
 
 /// Root ids per unit of parallel work: enough that a unit's overhead (a closure call, a
 /// counter) is noise, few enough that the workers stay balanced.
@@ -132,11 +135,23 @@ const ROOTS_PER_TASK: usize = 1 << 12;
 /// worker it waits for may need the core).
 const SPINS: u32 = 1 << 12;
 
-/// Most moves of a node whose cells and bounds are asked for on its lane's next turn.
+/// Most moves of a node whose cells are asked for on its lane's next turn.
 const PREFETCH_MOVES: usize = 16;
 
-/// Searches each worker interleaves, so that one's wait for memory is another's turn.
-const LANES: usize = 4;
+/// Searches each worker interleaves, so that one's wait for memory is another's turn: a
+/// node's reads take three of its lane's turns (below, [`Shared::push`]), so it takes about
+/// eight lanes to keep a core's misses on the way (4 lanes: `solve` 1.25x as long on the
+/// 10M-node file; BENCHMARKS.md).
+const LANES: usize = 8;
+
+/// Most lanes in all, whatever the workers: each lane needs a busy code of its own in a cell,
+/// and a byte cell holds values only below 255 minus the lanes.
+const MOST_LANES: usize = 64;
+
+/// The lanes each of `workers` runs: [`LANES`], fewer on a machine of many cores (at least 2).
+fn lanes_per_worker(workers: usize) -> usize {
+    (MOST_LANES / workers.max(1)).clamp(2, LANES)
+}
 
 /// A waiting slot that holds no node.
 const NONE: u32 = u32::MAX;
@@ -164,16 +179,17 @@ pub fn search_along<O: Offset, A: Along>(
     meter: &dyn Meter,
 ) -> Result<Searched, Cyclic> {
     let workers = if parallel { rayon::current_num_threads().max(1) } else { 1 };
-    let lanes = workers * LANES;
+    let per_worker = lanes_per_worker(workers);
+    let lanes = workers * per_worker;
     let most = graph.most_moves();
     // A byte holds every value when the largest out-degree (the largest possible mex) leaves
     // room for the busy codes and the unvisited one.
     let small = (most as usize) + lanes < u8::MAX as usize;
-    let plain = Job { graph, levels, lanes, along: &NoNumber, meter };
+    let plain = Job { graph, levels, workers, per_worker, along: &NoNumber, meter };
     if small && A::ACTIVE && A::WIDE {
-        Job { graph, levels: true, lanes, along, meter }.run::<Wide>()
+        Job { graph, levels: true, workers, per_worker, along, meter }.run::<Wide>()
     } else if small && A::ACTIVE {
-        Job { graph, levels: true, lanes, along, meter }.run::<Numbered>()
+        Job { graph, levels: true, workers, per_worker, along, meter }.run::<Numbered>()
     } else if small && levels {
         plain.run::<Packed>()
     } else if small {
@@ -186,12 +202,13 @@ pub fn search_along<O: Offset, A: Along>(
     }
 }
 
-/// What one search is asked: the graph, whether to take levels, the lanes in all, the number
-/// along.
+/// What one search is asked: the graph, whether to take levels, the workers and the lanes
+/// of each, the number along.
 struct Job<'a, O: Offset, A: Along> {
     graph: &'a Csr<O>,
     levels: bool,
-    lanes: usize,
+    workers: usize,
+    per_worker: usize,
     along: &'a A,
     meter: &'a dyn Meter,
 }
@@ -199,7 +216,8 @@ struct Job<'a, O: Offset, A: Along> {
 impl<O: Offset, A: Along> Job<'_, O, A> {
     /// The search with cells of type `C`.
     fn run<C: Cell>(self) -> Result<Searched, Cyclic> {
-        let Job { graph, levels: with_levels, lanes, along, meter } = self;
+        let Job { graph, levels: with_levels, workers, per_worker, along, meter } = self;
+        let lanes = workers * per_worker;
         let n = graph.node_count();
         let shared = Shared {
             graph,
@@ -213,12 +231,13 @@ impl<O: Offset, A: Along> Job<'_, O, A> {
             stop: AtomicBool::new(false),
             done: AtomicU64::new(0),
             lanes: lanes as u32,
+            per_worker: per_worker as u32,
             along,
             meter,
         };
-        let result = match (lanes / LANES, with_levels) {
-            (1, false) => shared.roots::<false>(0, 0..n, &mut Scratch::new()),
-            (1, true) => shared.roots::<true>(0, 0..n, &mut Scratch::new()),
+        let result = match (workers, with_levels) {
+            (1, false) => shared.roots::<false>(0, 0..n, &mut Scratch::new(shared.per_worker)),
+            (1, true) => shared.roots::<true>(0, 0..n, &mut Scratch::new(shared.per_worker)),
             (_, false) => shared.parallel::<false>(),
             (_, true) => shared.parallel::<true>(),
         };
@@ -567,8 +586,10 @@ struct Shared<'a, O: Offset, C: Cell, A: Along> {
     stop: AtomicBool,
     /// Nodes finished, summed from the workers' counts (for the meter).
     done: AtomicU64,
-    /// Lanes in all: [`LANES`] per worker.
+    /// Lanes in all: `per_worker` per worker.
     lanes: u32,
+    /// Lanes per worker ([`lanes_per_worker`]).
+    per_worker: u32,
     /// The number taken along ([`NoNumber`] for none).
     along: &'a A,
     meter: &'a dyn Meter,
@@ -609,8 +630,8 @@ struct Scratch<O> {
 }
 
 impl<O> Scratch<O> {
-    fn new() -> Scratch<O> {
-        let lanes = (0..LANES).map(|_| Lane { stack: Vec::new(), heights: Vec::new() }).collect();
+    fn new(lanes: u32) -> Scratch<O> {
+        let lanes = (0..lanes).map(|_| Lane { stack: Vec::new(), heights: Vec::new() }).collect();
         Scratch { lanes, mex: Mex::new(), finished: 0 }
     }
 }
@@ -642,18 +663,21 @@ impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
     /// and its rayon index as its id.
     fn parallel<const LEVELS: bool>(&self) -> Result<(), Cyclic> {
         let n = self.graph.node_count();
-        let workers = self.lanes as usize / LANES;
+        let workers = (self.lanes / self.per_worker) as usize;
         let tasks = (0..n.div_ceil(ROOTS_PER_TASK)).into_par_iter();
-        let result = tasks.try_for_each_init(Scratch::new, |scratch, task| {
-            let me = rayon::current_thread_index().unwrap_or(usize::MAX);
-            if me >= workers {
-                // Not a worker of the pool the search was sized for: no id to claim with.
-                self.stop.store(true, Ordering::SeqCst);
-                return Err(Cyclic);
-            }
-            let start = task * ROOTS_PER_TASK;
-            self.roots::<LEVELS>(me as u32, start..(start + ROOTS_PER_TASK).min(n), scratch)
-        });
+        let result = tasks.try_for_each_init(
+            || Scratch::new(self.per_worker),
+            |scratch, task| {
+                let me = rayon::current_thread_index().unwrap_or(usize::MAX);
+                if me >= workers {
+                    // Not a worker of the pool the search was sized for: no id to claim with.
+                    self.stop.store(true, Ordering::SeqCst);
+                    return Err(Cyclic);
+                }
+                let start = task * ROOTS_PER_TASK;
+                self.roots::<LEVELS>(me as u32, start..(start + ROOTS_PER_TASK).min(n), scratch)
+            },
+        );
         self.meter.set(self.done.load(Ordering::Relaxed));
         result
     }
@@ -681,7 +705,7 @@ impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
         mut roots: std::ops::Range<usize>,
         scratch: &mut Scratch<O>,
     ) -> Result<(), Cyclic> {
-        let first = worker * LANES as u32;
+        let first = worker * self.per_worker;
         let mut idle = 0u32;
         loop {
             let (mut active, mut progress) = (false, false);
@@ -709,7 +733,7 @@ impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
             if self.stop.load(Ordering::Relaxed) {
                 return Err(Cyclic);
             }
-            if (first..first + LANES as u32).any(|id| self.deadlocked(id)) {
+            if (first..first + self.per_worker).any(|id| self.deadlocked(id)) {
                 return Err(Cyclic);
             }
             idle += 1;
@@ -748,31 +772,32 @@ impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
         }
     }
 
-    /// Pushes `v`, claimed by this lane, and starts reading its list (its bounds were asked
-    /// for when its parent was pushed).
+    /// Pushes `v`, claimed by this lane, and starts reading its bounds.
     ///
     /// A node's reads go in stages, each asking memory for what the next one needs and
-    /// handing the worker to another lane meanwhile: its list (here), then its moves' cells
-    /// and bounds ([`FRESH`], the lane's next turn), then its moves one by one, each next
-    /// move's list asked for as the one before it is looked at. A lane thus never waits for
-    /// memory it asked for itself a moment before; the worker's [`LANES`] searches keep that
-    /// many misses on the way at once.
+    /// handing the worker to another lane meanwhile: its bounds (here), its list
+    /// ([`BOUNDS`], the lane's next turn), its moves' cells ([`FRESH`], the turn after),
+    /// then its moves one by one. A lane thus never waits for memory it asked for itself a
+    /// moment before, and the worker's lanes keep that many misses on the way at once.
+    ///
+    /// Only the nodes pushed have their bounds read: a node of 10 moves is reached from about
+    /// 10 lists and searched from one, so asking for every move's bounds with its cell (as
+    /// this search first did) spent 9 of 10 of those misses on finished nodes, and the
+    /// core's few fill buffers with them.
     #[inline]
     fn push<const LEVELS: bool>(&self, v: u32, lane: &mut Lane<O>) {
-        let start = self.graph.offsets()[v as usize];
-        prefetch(self.graph.targets(), start.index());
-        lane.stack.push(Frame { mask: FRESH, node: v, edge: start });
+        prefetch(self.graph.offsets(), v as usize);
+        lane.stack.push(Frame { mask: BOUNDS, node: v, edge: O::from(0) });
         if LEVELS {
             lane.heights.push(0);
         }
     }
 
-    /// Asks memory for the cells, bounds (and levels) of the first moves of `v`.
+    /// Asks memory for the cells (and levels) of the first moves of `v`.
     #[inline]
     fn ask_moves<const LEVELS: bool>(&self, v: u32) {
         for &w in self.graph.successors(v).iter().take(PREFETCH_MOVES) {
             prefetch(&self.cells, w as usize);
-            prefetch(self.graph.offsets(), w as usize);
             if LEVELS && !C::PACKED {
                 prefetch(&self.levels, w as usize);
             }
@@ -798,6 +823,15 @@ impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
             false => Ordering::Relaxed,
         };
         while let Some(&Frame { mut mask, node, mut edge }) = lane.stack.last() {
+            if mask == BOUNDS {
+                let start = offsets[node as usize];
+                prefetch(targets, start.index());
+                if let Some(top) = lane.stack.last_mut() {
+                    top.mask = FRESH;
+                    top.edge = start;
+                }
+                return Ok(Step::Pushed);
+            }
             if mask & FRESH != 0 {
                 self.ask_moves::<LEVELS>(node);
                 if let Some(top) = lane.stack.last_mut() {
@@ -811,15 +845,6 @@ impl<O: Offset, C: Cell, A: Along> Shared<'_, O, C, A> {
             while edge < end {
                 let w = targets[edge.index()];
                 edge += O::from(1);
-                if edge < end {
-                    // The next move's list, whose bounds the push started reading: asked for
-                    // only while no lane has reached it (most moves are finished nodes, whose
-                    // lists are never read again, and each miss asked for holds a fill buffer).
-                    let next = targets[edge.index()] as usize;
-                    if self.cells[next].load(Ordering::Relaxed) == C::UNVISITED {
-                        prefetch(targets, offsets[next].index());
-                    }
-                }
                 let cell = &self.cells[w as usize];
                 let mut code = cell.load(order);
                 if code == C::UNVISITED {
@@ -1021,8 +1046,9 @@ mod tests {
         (lists, id)
     }
 
+    /// Pools of 8 lanes a worker, and of fewer on many workers (5 lanes at 12, 2 at 40).
     fn pools() -> Vec<rayon::ThreadPool> {
-        [2, 3, 5]
+        [2, 3, 5, 12, 40]
             .iter()
             .map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap())
             .collect()
