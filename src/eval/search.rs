@@ -3,18 +3,19 @@
 //! it, and no reverse graph is built.
 //!
 //! Each node has one cell (a byte when every value fits one, else 4 bytes; with levels, 4
-//! bytes holding value and level, `Packed`): unvisited, busy on a lane's stack, or its value.
-//! Every worker runs 8 searches (lanes, `LANES`; fewer on many cores) that take turns, each
-//! running until it pushes a node or reaches a stage of one: the node's reads are then on
-//! their way from memory while the other lanes run. A lane claims a node by compare-and-swap before it pushes it, so each node is searched
-//! once; a frame ORs the values of its finished moves into a 64-bit mask, and a move busy on
-//! another lane is waited for once the frame's other moves are done (the lane stays blocked,
-//! the others go on). In a DAG that wait always ends: the other lane is searching below the
-//! move, which cannot reach back to the waiting lane's stack. A cycle shows as a move busy on
-//! the lane's own stack, or as lanes each waiting for a node another of them holds; either
+//! bytes holding value and level, `Packed`): unvisited, busy on a lane's stack, or its
+//! value. Every worker runs 8 searches (lanes, `LANES`; fewer on many cores) that take
+//! turns, each running until it pushes a node or reaches a stage of one: the node's reads
+//! are then on their way from memory while the other lanes run. A lane claims a node by
+//! compare-and-swap before it pushes it, so each node is searched once; a frame ORs the
+//! values of its finished moves into a 64-bit mask, and a move busy on another lane is
+//! waited for once the frame's other moves are done (the lane stays blocked, the others go
+//! on). In a DAG that wait always ends: the other lane is searching below the move, which
+//! cannot reach back to the waiting lane's stack. A cycle shows as a move busy on the
+//! lane's own stack, or as lanes each waiting for a node another of them holds; either
 //! stops the search ([`Cyclic`]) and the caller's Kahn peeling names the cycle, exactly as
-//! before (and would evaluate the graph, were it ever a false alarm: an alarm, never a wrong
-//! value).
+//! before (and would evaluate the graph, were it ever a false alarm: an alarm, never a
+//! wrong value).
 //!
 //! A node's level (1 + the largest level of its moves, 0 for a sink: the level Kahn's peeling
 //! gives it) is taken on the way when asked, in its cell or in one `u32` per node beside it.
@@ -140,8 +141,8 @@ const PREFETCH_MOVES: usize = 16;
 
 /// Searches each worker interleaves, so that one's wait for memory is another's turn: a
 /// node's reads take three of its lane's turns (below, [`Shared::push`]), so it takes about
-/// eight lanes to keep a core's misses on the way (4 lanes: `solve` 1.25x as long on the
-/// 10M-node file; BENCHMARKS.md).
+/// eight lanes to keep a core's misses on the way (4 lanes: `solve` 1.07x as long on the
+/// 10M-node file, 12 lanes 1.11x; BENCHMARKS.md).
 const LANES: usize = 8;
 
 /// Most lanes in all, whatever the workers: each lane needs a busy code of its own in a cell,
