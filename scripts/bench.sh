@@ -52,7 +52,7 @@ for entry in "${files[@]}"; do
   file=$dir/$name.txt
   # shellcheck disable=SC2086
   [ -s "$file" ] || $bin generate $args -o "$file"
-  bytes=$(stat -c %s "$file")
+  bytes=$(stat -L -c %s "$file")
   read -r nodes edges < <(awk 'NR==1 {n=$1; next} NR<=n+1 {e+=$1} NR>n+1 {exit} END {print n, e}' "$file")
   bound=$(( (bytes + 12 * edges + 36 * nodes) / 1000000 ))
   cat "$file" >/dev/null

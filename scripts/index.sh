@@ -16,7 +16,7 @@ m10=$dir/m10.txt q=$dir/m10-queries.txt idx=$dir/m10.grundy
 [ -s "$m10" ] || "$bin" generate -n 10000000 --edges 100000000 -q 1000000 --seed 3 -o "$m10"
 [ -s "$q" ] || "$bin" generate -n 10000000 --edges 100000000 -q 1000000 --seed 3 --queries-only -o "$q"
 "$bin" index "$m10" -o "$idx"
-echo "index: $(stat -c %s "$idx") bytes for 10,000,000 nodes and 100,000,000 edges"
+echo "index: $(stat -L -c %s "$idx") bytes for 10,000,000 nodes and 100,000,000 edges"
 
 pair() { # label, command A (the index), command B (the text file)
   echo "## $1"

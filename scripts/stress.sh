@@ -27,9 +27,9 @@ section=$(
   echo "## Stress"
   echo
   echo "Produced by \`scripts/stress.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores: wall time and peak"
-  echo "resident memory (GNU time). Files: q5g.txt $(( $(stat -c %s "$big") / 1000000 )) MB (1M nodes, 10M edges,"
-  echo "$queries queries), q5g-queries.txt $(( $(stat -c %s "$dir/q5g-queries.txt") / 1000000 )) MB (its queries alone),"
-  echo "m10.txt $(( $(stat -c %s "$dir/m10.txt") / 1000000 )) MB (10M nodes, 100M edges)."
+  echo "resident memory (GNU time). Files: q5g.txt $(( $(stat -L -c %s "$big") / 1000000 )) MB (1M nodes, 10M edges,"
+  echo "$queries queries), q5g-queries.txt $(( $(stat -L -c %s "$dir/q5g-queries.txt") / 1000000 )) MB (its queries alone),"
+  echo "m10.txt $(( $(stat -L -c %s "$dir/m10.txt") / 1000000 )) MB (10M nodes, 100M edges)."
   echo
   echo "| run | seconds | peak MB |"
   echo "| --- | ---: | ---: |"
