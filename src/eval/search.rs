@@ -597,7 +597,8 @@ struct Shared<'a, O: Offset, C: Cell, A: Along> {
 }
 
 /// One node being searched: the values of its finished moves (below [`MASK_VALUES`]) with the
-/// [`LATE`] bit, the node, and its next move's index in the targets.
+/// [`LATE`] bit, the node, and its next move's index in the targets (0 while the frame is
+/// [`BOUNDS`]: its bounds are not read yet).
 #[derive(Clone, Copy)]
 struct Frame<O> {
     mask: u64,
