@@ -197,6 +197,50 @@ def test_networkx_nodes_are_read_by_value_whatever_their_objects_and_hashes():
         grundy.Graph.from_networkx(impostor)
 
 
+def test_networkx_lists_walked_in_pieces_are_checked_in_every_piece():
+    # Past 2 x 4,096 nodes the lists are walked in pieces on rayon's threads (on CPython, with
+    # 2 or more cores): each piece's new key objects are checked, the last piece's too.
+    rng = random.Random(11)
+    n = 2 * 4096 + 300
+    lists = random_dag(rng, n, 3)
+    simple = [sorted(set(l), key=l.index) for l in lists]
+    values = oracle(n, simple)[0]
+    G = nx.DiGraph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from((v, int(str(w))) for v, l in enumerate(lists) for w in l)
+    g = grundy.Graph.from_networkx(G)
+    assert g.csr()[1].tolist() == [w for l in simple for w in l]
+    assert g.values().tolist() == values
+
+    class Liar(int):
+        """An int whose hash is another node's number."""
+
+        def __hash__(self):
+            return (int(self) + 1) % n
+
+    class Adjacency:
+        pass
+
+    # The last node's list (in the last piece) holds a key whose hash names the wrong node (the
+    # last node itself): it is read by value.
+    liars = Adjacency()
+    liars._adj = {v: {w: {} for w in simple[v]} for v in range(n)}
+    liars._adj[n - 1] = {Liar(n - 2): {}}
+    expected = [list(l) for l in simple]
+    expected[n - 1] = [n - 2]
+    assert grundy.Graph.from_networkx(liars).csr()[1].tolist() == [w for l in expected for w in l]
+
+    class Impostor:
+        """Not an int, with a node's number as its hash."""
+
+        def __hash__(self):
+            return 1
+
+    liars._adj[n - 1] = {Impostor(): {}}
+    with pytest.raises(ValueError, match=f"is not one of the integers 0 to {n - 1}"):
+        grundy.Graph.from_networkx(liars)
+
+
 def test_cycles_name_their_nodes():
     with pytest.raises(grundy.CycleError, match=r"^cycle 0 -> 1 -> 0$") as caught:
         grundy.Graph.from_edges([0, 1, 1], [1, 0, 2]).values()
