@@ -105,6 +105,33 @@ enum Kind {
     },
 }
 
+/// The pipe buffer asked for when standard output is a pipe ([`widen_pipe`]).
+const PIPE_BUFFER: libc::c_int = 1 << 20;
+
+/// Asks for a pipe buffer of [`PIPE_BUFFER`] when standard output is a pipe, where Linux
+/// gives 64 KiB: each full buffer stops the writer until the reader has drained it, so tens of
+/// megabytes of answers cost thousands of such turns between the two processes on their
+/// cores. 1 MiB is what any user may ask for (`/proc/sys/fs/pipe-max-size`); a pipe that
+/// already has more keeps it, and a refusal changes nothing (it is only a hint).
+fn widen_pipe() {
+    #[cfg(target_os = "linux")]
+    {
+        let fd = libc::STDOUT_FILENO;
+        // SAFETY: fstat writes into the zeroed `stat` it is given, and only reads the fd;
+        // F_GETPIPE_SZ and F_SETPIPE_SZ take an int and change nothing but the pipe's
+        // buffer size. A closed or non-pipe fd fails both harmlessly.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(fd, &mut st) != 0 || st.st_mode & libc::S_IFMT != libc::S_IFIFO {
+                return;
+            }
+            if libc::fcntl(fd, libc::F_GETPIPE_SZ) < PIPE_BUFFER {
+                libc::fcntl(fd, libc::F_SETPIPE_SZ, PIPE_BUFFER);
+            }
+        }
+    }
+}
+
 /// Standard output, with the progress bar (if any) cleared around each write, so that
 /// answers printed on the bar's terminal are never drawn over. Stdout itself rather than its
 /// lock, so that a sink can move to another thread (a Parquet writer asks for `Send`); it
@@ -182,6 +209,7 @@ impl Sink {
 
     /// Standard output; writes clear `progress`'s bar first when given.
     pub fn stdout(progress: Option<&Progress>) -> Sink {
+        widen_pipe();
         let out = Terminal { out: io::stdout(), bar: progress.and_then(Progress::handle) };
         let kind = Kind::Stdout(BufWriter::with_capacity(BUFFER, out));
         Sink { kind, name: STDOUT_NAME.to_string(), closed: false }
