@@ -136,12 +136,23 @@ impl Exec {
     /// The loopy values of `graph` ([`eval::loopy()`]): the nodes that reach no cycle peeled
     /// and evaluated as in an acyclic game, on this path; the rest labelled by stages. With the
     /// time spent peeling and the time spent evaluating and labelling.
+    ///
+    /// On the parallel path the search ([`eval::search`]) goes first, as for plain play: an
+    /// acyclic graph then costs what `solve` costs, with no reverse graph built; a cycle stops
+    /// the search (most graphs with cycles meet one within their first nodes, and at worst
+    /// the search has cost one plain run) and the labelling below takes the graph.
     pub fn label<O: Offset>(
         self,
         graph: &Csr<O>,
         meter: &dyn Meter,
     ) -> (Values, Duration, Duration) {
         let start = Instant::now();
+        if !self.is_sequential() {
+            if let Ok(found) = eval::search(graph, false, true, meter) {
+                // As in plain play: the search counts as ordering.
+                return (found.values, start.elapsed(), Duration::ZERO);
+            }
+        }
         let peeled = self.peel(graph, meter);
         let order = start.elapsed();
         let start = Instant::now();
