@@ -76,8 +76,8 @@ stages=$(GRUNDY_TRACE=1 "$bin" solve --loopy "$dir/cyclic.txt" 2>&1 >/dev/null |
     printf "| acyclic: solve --loopy (2 threads) | %.2f | %.2f x solve | %s |\n", l, l / p, s3 }'
   echo
   echo "Seed 11 answers: $(awk '{c[$1]++} END {printf "%d WIN, %d LOSE, %d DRAW", c["WIN"], c["LOSE"], c["DRAW"]}' "$dir/cyclic.baseline")."
-  echo "Stage times of one 2-thread run on seed 11 (\`stats --loopy\`; *order* is the peeling,"
-  echo "*evaluate* the plain values of the peeled nodes and the labelling):"
+  echo "Stage times of one 2-thread run on seed 11 (\`stats --loopy\`; *order* is the search up to its"
+  echo "first cycle and the peeling, *evaluate* the plain values of the peeled nodes and the labelling):"
   echo "$times."
   echo "The labelling stages (\`GRUNDY_TRACE=1\`, seconds since the stages began):"
   echo
