@@ -137,7 +137,7 @@ impl Exec {
     /// and evaluated as in an acyclic game, on this path; the rest labelled by stages. With the
     /// time spent peeling and the time spent evaluating and labelling.
     ///
-    /// On the parallel path the search ([`eval::search`]) goes first, as for plain play: an
+    /// On the parallel path the search ([`eval::search()`]) goes first, as for plain play: an
     /// acyclic graph then costs what `solve` costs, with no reverse graph built; a cycle stops
     /// the search (most graphs with cycles meet one within their first nodes, and at worst
     /// the search has cost one plain run) and the labelling below takes the graph.
