@@ -474,6 +474,43 @@ fn tame_sums_are_decided_and_a_wild_follower_is_not_trusted() {
     assert!(decided_by_tameness > 10, "{decided_by_tameness} sums decided by tameness");
 }
 
+/// Why restive sums stay UNDECIDED (README, "misère"): beside a token that is not tame but
+/// whose moves all are (normal value 1), a tame position with the genus of `*2` and `*2`
+/// itself give different outcomes, so the genera alone cannot decide such a sum; grundy
+/// decides neither, with or without the genus.
+#[test]
+fn a_restive_token_beside_tame_companions_of_one_genus_is_not_decided() {
+    // 0 = *0, 1 = *1, 2 = *2, 3 = {*2}, 4 = R = {{*2}, *0}, 5 = B = {{*2}, *2},
+    // 6 = Y = {B, {*2}, *0, *0}, 7 = *0.
+    let lists: Vec<Vec<u32>> = vec![
+        vec![],
+        vec![0],
+        vec![0, 1],
+        vec![2],
+        vec![3, 0],
+        vec![3, 2],
+        vec![5, 3, 0, 7],
+        vec![],
+    ];
+    let mut memo = HashMap::new();
+    let mut genus = |token: u32| -> Vec<u32> {
+        (0..6)
+            .map(|k| misere_value(&lists, &[&[token][..], &vec![2; k][..]].concat(), &mut memo))
+            .collect()
+    };
+    assert_eq!(genus(6), genus(2), "Y has the genus of *2");
+    let (loses, wins_) = (vec![4, 2, 5], vec![4, 6, 5]);
+    let mut memo = HashMap::new();
+    assert!(!wins(&lists, "misere", &loses, &mut memo), "R + *2 + B");
+    assert!(wins(&lists, "misere", &wins_, &mut memo), "R + Y + B");
+    let case = Case { lists, queries: vec![loses, wins_] };
+    let input = write_messy(&mut Rng::new(31), &[case], false);
+    for genus_flag in [&[][..], &["--genus"][..]] {
+        let args = [&["solve", "--play", "misere"][..], genus_flag].concat();
+        assert_eq!(run(&args, Some(&input)).ok(), "UNDECIDED\nUNDECIDED\n", "{args:?}");
+    }
+}
+
 #[test]
 fn the_plays_refuse_what_they_do_not_take() {
     let input = b"1\n0\n1 0\n0\n";
