@@ -181,7 +181,9 @@ pub enum PlayName {
     Normal,
     /// One token moves; the last to move loses. A sum of two or more tokens not equal to *0
     /// is decided where they are all nim heaps or tame (Winning Ways' tame rule), or all but
-    /// one are heaps *1 to *3 and one more heap (the genus rule), else UNDECIDED.
+    /// one are heaps *1 to *3 and one more heap (the genus rule), or all but one are heaps,
+    /// two or more of them *4 or more, beside a token whose wild positions all have value
+    /// and genus entries below 4 (the big-heaps rule, with --genus), else UNDECIDED.
     Misere,
     /// Every token moves; the game ends as soon as one cannot (remoteness).
     Conjunctive,

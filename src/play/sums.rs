@@ -13,7 +13,9 @@
 //!   ([`Misere::tame`]) follow the tame rule (below); one token of any kind among tokens
 //!   equal to heaps `*1`, `*2` and `*3` and at most one more heap of any size follows the
 //!   genus rule (below: with a heap `*2` or `*3` among them, it needs the genus,
-//!   [`super::genus`]); any other sum is UNDECIDED, with the reason, never guessed. A winning move is
+//!   [`super::genus`]); one token among heaps two or more of which are `*4` or more follows
+//!   the big-heaps rule (below; it needs the genus too); any other sum is UNDECIDED, with the
+//!   reason, never guessed. A winning move is
 //!   the first move of one token (in query order, then move order) after which the sum is
 //!   decided a LOSE.
 //!
@@ -55,6 +57,26 @@
 //! leaves a WIN. If `k > m(Y)`, the heap moves to `*m(Y)`; if `k < m(Y)`, `Y` is no sink
 //! (else `m(Y) = 1` and `k = 0`, and `Y + *0 = Y` has no move: a WIN) and has a move `Y'` with
 //! `m(Y') = k`: either way to a LOSE.
+//!
+//! The big-heaps rule: call a position *low* when it is tame, or its normal value `g` and every
+//! entry of its genus are below 4 and every move leads to a low position. For a low `G` and
+//! heaps `H` two or more of which are `*4` or more, with nim-sum `s`, `G + H` is a WIN exactly
+//! when `g ^ s != 0`, as in normal play. (Winning Ways' restive games among heaps of any size
+//! are of this kind; their own definition was not at hand, so grundy decides what this proof
+//! covers.) Proof, by induction on `G + H`, with three kinds of position after a move: a low
+//! `G'` with `H` (the tame rule, `H` having a heap of 2 or more, or this rule by induction:
+//! either way a WIN exactly when `g' ^ s != 0`); `G` with `H'` still holding two heaps of `*4`
+//! or more (this rule by induction); `G` with `H'` holding one (the genus rule: with the small
+//! heaps `R` and the big heap `*k`, a LOSE exactly when `m(G + R) = k`, where `m(G + R)`,
+//! an entry of the genus or its last bit flipped, is below 4 and `k >= 4`: never a LOSE).
+//! (a) `g = s`: a move of `G` leads to `g' != g` (`g` is the mex of the `g'`); a move of a
+//! heap leaves two or more big heaps and a nim-sum other than `g`, or one big heap: a WIN
+//! each time. (b) `g != s`: if `s < g`, `G` has a move of value `s`, a LOSE. If `s > g`,
+//! Nim's move on a heap with the top bit of `d = s ^ g` leaves nim-sum `g` and two or more
+//! big heaps, a LOSE: a small heap (3 or less) keeps the big ones, and so does a move among
+//! three or more; with exactly two, a big heap `h` stays 4 or more unless its bits from 2 up
+//! equal those of `d`, which (`g` and the small heaps being below 4) are those of the two big
+//! heaps' nim-sum, and then the other big heap would be below 4.
 //!
 //! An empty sum has no move: a LOSE, but in misère play, where it is a WIN.
 
@@ -104,6 +126,16 @@ pub const NEEDS_GENUS: &str =
     "one wild token among heaps, *2 or *3 among them: decided with --genus (Conway's genus)";
 /// Why a misère sum the genus rule takes is not decided: its wild token's genus is not known.
 pub const GENUS_UNKNOWN: &str = "one wild token among heaps, whose genus is not known";
+/// Why a misère sum the big-heaps rule would take is not decided without the genus.
+pub const BIG_NEEDS_GENUS: &str =
+    "one wild token among heaps, two or more of them *4 or more: decided with --genus where \
+     every wild position it reaches has value and genus entries below 4";
+/// Why a misère sum of one wild token among two or more heaps of `*4` or more is not decided.
+pub const BIG_WILD: &str = "one wild token among heaps, two or more of them *4 or more, \
+     reaching a wild position of value or genus entry 4 or more (or too many to check)";
+
+/// Most positions the big-heaps rule walks from a wild token before it gives up.
+const WALK_LIMIT: usize = 1 << 10;
 
 /// A sum decided, and for a WIN the move: `(from, to)` of each token it moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,8 +219,13 @@ fn first_move<O: Offset>(
 type MisereNumbers<'a> = (&'a [Misere], &'a Genera, bool);
 
 /// Who wins a misère sum, where the theory decides it, from the tokens' misère `numbers` and
-/// normal-play `values`.
-pub fn misere_verdict(numbers: MisereNumbers, values: &Values, positions: &[u32]) -> Verdict {
+/// normal-play `values` (and `graph`'s lists, which the big-heaps rule walks).
+pub fn misere_verdict<O: Offset>(
+    graph: &Csr<O>,
+    numbers: MisereNumbers,
+    values: &Values,
+    positions: &[u32],
+) -> Verdict {
     let (misere, _, _) = numbers;
     let number = |p: u32| misere[p as usize];
     let mut live = positions.iter().copied().filter(|&p| number(p).heap() != Some(0));
@@ -198,7 +235,7 @@ pub fn misere_verdict(numbers: MisereNumbers, values: &Values, positions: &[u32]
     for p in [first, second].into_iter().chain(live) {
         let m = number(p);
         let g = match (m.heap(), m.tame()) {
-            (None, false) => return genus_verdict(numbers, positions),
+            (None, false) => return genus_verdict(graph, numbers, values, positions),
             (None, true) => values.get(p),
             (Some(heap), _) => heap,
         };
@@ -210,22 +247,38 @@ pub fn misere_verdict(numbers: MisereNumbers, values: &Values, positions: &[u32]
 
 /// The genus rule (module docs) for a sum of two or more tokens not equal to `*0`, one of
 /// them neither a heap nor tame: decided when all the others equal heaps `*1` to `*3` but at
-/// most one, which equals a heap of any size, and the genus entry the rule reads is known.
-fn genus_verdict((misere, genera, genus): MisereNumbers, positions: &[u32]) -> Verdict {
-    let (mut wild, mut big, mut ones, mut twos) = (None, None, 0usize, 0usize);
+/// most one, which equals a heap of any size, and the genus entry the rule reads is known;
+/// with two or more heaps of `*4` or more, the big-heaps rule ([`big_heaps_verdict`]).
+fn genus_verdict<O: Offset>(
+    graph: &Csr<O>,
+    numbers: MisereNumbers,
+    values: &Values,
+    positions: &[u32],
+) -> Verdict {
+    let (misere, genera, genus) = numbers;
+    let (mut wild, mut bigs, mut big, mut nim) = (None, 0usize, 0, 0);
+    let (mut ones, mut twos) = (0usize, 0usize);
     for &p in positions {
         match misere[p as usize].heap() {
-            Some(0) => {}
-            Some(1) => ones += 1,
-            Some(2) => twos += 1,
-            Some(3) => (ones, twos) = (ones + 1, twos + 1),
-            Some(k) if big.is_none() => big = Some(k),
+            Some(k) => {
+                nim ^= k;
+                match k {
+                    0 => {}
+                    1 => ones += 1,
+                    2 => twos += 1,
+                    3 => (ones, twos) = (ones + 1, twos + 1),
+                    k => (bigs, big) = (bigs + 1, k),
+                }
+            }
             None if wild.is_none() => wild = Some(p),
-            _ => return Verdict::Undecided(WILD),
+            None => return Verdict::Undecided(WILD),
         }
     }
     // All heaps: the tame rule decides such a sum before this one is asked.
     let Some(wild) = wild else { return Verdict::Undecided(WILD) };
+    if bigs >= 2 {
+        return big_heaps_verdict(graph, numbers, values, wild, nim);
+    }
     let gamma0 = misere[wild as usize].grundy();
     let gamma = match (twos, genus) {
         (0, _) => Some(gamma0),
@@ -233,9 +286,40 @@ fn genus_verdict((misere, genera, genus): MisereNumbers, positions: &[u32]) -> V
         (_, true) => genera.at(wild, gamma0, twos),
     };
     match gamma {
-        Some(gamma) => Verdict::of(gamma ^ (ones as u32 & 1) != big.unwrap_or(0)),
+        Some(gamma) => Verdict::of(gamma ^ (ones as u32 & 1) != big),
         None => Verdict::Undecided(GENUS_UNKNOWN),
     }
+}
+
+/// The big-heaps rule (module docs): token `wild` among heaps of nim-sum `nim`, two or more of
+/// them `*4` or more, is decided as in normal play when every position it reaches (itself
+/// included) is tame or has a normal value and genus entries below 4.
+fn big_heaps_verdict<O: Offset>(
+    graph: &Csr<O>,
+    (misere, genera, genus): MisereNumbers,
+    values: &Values,
+    wild: u32,
+    nim: u32,
+) -> Verdict {
+    if !genus {
+        return Verdict::Undecided(BIG_NEEDS_GENUS);
+    }
+    let (mut seen, mut stack, mut prefix) = (Vec::new(), vec![wild], Vec::new());
+    while let Some(u) = stack.pop() {
+        let m = misere[u as usize];
+        if m.tame() || seen.contains(&u) {
+            continue;
+        }
+        seen.push(u);
+        let small = values.get(u) < 4
+            && genera.prefix(u, m.grundy(), &mut prefix)
+            && prefix.iter().all(|&x| x < 4);
+        if !small || seen.len() > WALK_LIMIT {
+            return Verdict::Undecided(BIG_WILD);
+        }
+        stack.extend_from_slice(graph.successors(u));
+    }
+    Verdict::of(values.get(wild) ^ nim != 0)
 }
 
 /// A misère sum's answer: its verdict, and for a WIN the first one-token move to a LOSE (its
@@ -246,7 +330,7 @@ fn misere_answer<O: Offset>(
     values: &Values,
     positions: &[u32],
 ) -> Answer {
-    let verdict = misere_verdict(numbers, values, positions);
+    let verdict = misere_verdict(graph, numbers, values, positions);
     let mut moves = Vec::new();
     if verdict == Verdict::Win {
         let mut after = positions.to_vec();
@@ -254,7 +338,7 @@ fn misere_answer<O: Offset>(
         'search: for (k, &p) in positions.iter().enumerate() {
             for &s in moves_in_mex_order(graph, p, |v| values.get(v), &mut scratch) {
                 after[k] = s;
-                if misere_verdict(numbers, values, &after) == Verdict::Lose {
+                if misere_verdict(graph, numbers, values, &after) == Verdict::Lose {
                     moves.push((p, s));
                     break 'search;
                 }
