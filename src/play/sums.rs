@@ -132,7 +132,8 @@ pub const BIG_NEEDS_GENUS: &str =
      every wild position it reaches has value and genus entries below 4";
 /// Why a misère sum of one wild token among two or more heaps of `*4` or more is not decided.
 pub const BIG_WILD: &str = "one wild token among heaps, two or more of them *4 or more, \
-     reaching a wild position of value or genus entry 4 or more (or too many to check)";
+     reaching a wild position of value or genus entry 4 or more, or of unknown genus, or \
+     too many to check";
 
 /// Most positions the big-heaps rule walks from a wild token before it gives up.
 const WALK_LIMIT: usize = 1 << 10;
