@@ -80,6 +80,8 @@
 //!
 //! An empty sum has no move: a LOSE, but in misère play, where it is a WIN.
 
+use std::collections::HashSet;
+
 use crate::eval::Values;
 use crate::graph::mex_order::{moves_in_mex_order, Scratch};
 use crate::graph::{Csr, Offset};
@@ -305,13 +307,12 @@ fn big_heaps_verdict<O: Offset>(
     if !genus {
         return Verdict::Undecided(BIG_NEEDS_GENUS);
     }
-    let (mut seen, mut stack, mut prefix) = (Vec::new(), vec![wild], Vec::new());
+    let (mut seen, mut stack, mut prefix) = (HashSet::new(), vec![wild], Vec::new());
     while let Some(u) = stack.pop() {
         let m = misere[u as usize];
-        if m.tame() || seen.contains(&u) {
+        if m.tame() || !seen.insert(u) {
             continue;
         }
-        seen.push(u);
         let small = values.get(u) < 4
             && genera.prefix(u, m.grundy(), &mut prefix)
             && prefix.iter().all(|&x| x < 4);
