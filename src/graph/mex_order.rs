@@ -130,13 +130,14 @@ pub fn in_mex_order<O: Offset>(graph: Csr<O>, value: &(impl Fn(u32) -> u32 + Syn
     pieces.into_par_iter().for_each_init(Scratch::default, |scratch, (start, end, piece)| {
         let base = offsets[start].index();
         let mut values = take(&mut scratch.values);
-        values.clear();
-        values.extend(piece.iter().map(|&s| value(s)));
         for v in start..end {
-            let range = offsets[v].index() - base..offsets[v + 1].index() - base;
             let g = value(v as u32);
+            // A node of value 0 keeps its list: its moves' values are not read.
             if g > 0 {
-                order(&mut piece[range.clone()], &values[range], g, scratch);
+                let list = &mut piece[offsets[v].index() - base..offsets[v + 1].index() - base];
+                values.clear();
+                values.extend(list.iter().map(|&s| value(s)));
+                order(list, &values, g, scratch);
             }
         }
         scratch.values = values;
