@@ -183,6 +183,11 @@ pub fn loopy_answer_of(
 /// (CSV bytes, or typed columns: `report`'s pieces): the rows of a parallel piece, or of a
 /// batch of pieces appended in order.
 pub trait Piece: Default + Send {
+    /// True when a run of pieces written one after another is the same output as the pieces
+    /// appended into one and written once (bytes); false when each write is a unit of the
+    /// output (a record batch), so that pieces cut by thread count must be joined first.
+    const WRITTEN_APART: bool = false;
+
     /// Appends `other`'s rows after this piece's.
     fn append(&mut self, other: &Self);
     /// Appends the rows of `others`, in order, after this piece's.
@@ -199,6 +204,8 @@ pub trait Piece: Default + Send {
 
 /// Rows as CSV bytes (and judge lines): a row is formatted as it is answered.
 impl Piece for Vec<u8> {
+    const WRITTEN_APART: bool = true;
+
     fn append(&mut self, other: &Vec<u8>) {
         self.extend_from_slice(other);
     }
@@ -315,6 +322,23 @@ pub fn answer_batch_ahead<R: Piece, F, H>(
     F: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
     H: Fn(&[u32], usize) + Sync,
 {
+    let answered = answer_pieces(batch, pieces, answer, ahead);
+    out.append_all(answered);
+}
+
+/// [`answer_batch_ahead`] without the copy into one buffer: the batch's rows are in the
+/// pieces returned, in order (a slice of `pieces`, whose buffers are kept from one batch to
+/// the next).
+pub fn answer_pieces<'p, R: Piece, F, H>(
+    batch: &QueryBatch<'_>,
+    pieces: &'p mut Vec<Bufs<R>>,
+    answer: F,
+    ahead: Option<&H>,
+) -> &'p [Bufs<R>]
+where
+    F: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
+    H: Fn(&[u32], usize) + Sync,
+{
     let threads = rayon::current_num_threads();
     let piece = batch.len().div_ceil(threads * PIECES_PER_THREAD).max(1);
     let count = batch.len().div_ceil(piece);
@@ -335,7 +359,7 @@ pub fn answer_batch_ahead<R: Piece, F, H>(
             answer(batch.first_query + i as u64, batch.positions(i), bufs);
         }
     });
-    out.append_all(&pieces[..count]);
+    &pieces[..count]
 }
 
 #[cfg(test)]
