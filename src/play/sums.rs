@@ -222,20 +222,11 @@ fn first_move<O: Offset>(
 type MisereNumbers<'a> = (&'a [Misere], &'a Genera, bool);
 
 /// Who wins a misère sum, where the theory decides it, from the tokens' misère `numbers` and
-/// normal-play `values` (and `graph`'s lists, which the big-heaps rule walks).
-pub fn misere_verdict<O: Offset>(
-    graph: &Csr<O>,
-    numbers: MisereNumbers,
-    values: &Values,
-    positions: &[u32],
-) -> Verdict {
-    verdict_knowing(graph, numbers, values, positions, &mut HashSet::new())
-}
-
-/// [`misere_verdict`], where the positions in `low` are known to be low (the big-heaps rule's
-/// condition, module docs), met by an earlier walk, and those its walks prove low are added
-/// to it: the verdicts of one answer's candidate moves would walk the same positions again.
-fn verdict_knowing<O: Offset>(
+/// normal-play `values` (and `graph`'s lists, which the big-heaps rule walks). The positions
+/// in `low` are known to be low (the big-heaps rule's condition, module docs), met by an
+/// earlier walk, and those its walks prove low are added to it: the verdicts of one answer's
+/// candidate moves would walk the same positions again.
+fn misere_verdict<O: Offset>(
     graph: &Csr<O>,
     numbers: MisereNumbers,
     values: &Values,
@@ -357,7 +348,7 @@ fn misere_answer<O: Offset>(
     positions: &[u32],
 ) -> Answer {
     let mut low = HashSet::new();
-    let verdict = verdict_knowing(graph, numbers, values, positions, &mut low);
+    let verdict = misere_verdict(graph, numbers, values, positions, &mut low);
     let mut moves = Vec::new();
     if verdict == Verdict::Win {
         let mut after = positions.to_vec();
@@ -365,7 +356,7 @@ fn misere_answer<O: Offset>(
         'search: for (k, &p) in positions.iter().enumerate() {
             for &s in moves_in_mex_order(graph, p, |v| values.get(v), &mut scratch) {
                 after[k] = s;
-                if verdict_knowing(graph, numbers, values, &after, &mut low) == Verdict::Lose {
+                if misere_verdict(graph, numbers, values, &after, &mut low) == Verdict::Lose {
                     moves.push((p, s));
                     break 'search;
                 }
@@ -417,8 +408,8 @@ mod tests {
             let mut low = HashSet::new();
             for _ in 0..30 {
                 let sum = [rng.below(n) as u32, 4 + rng.below(3) as u32, 4 + rng.below(3) as u32];
-                let alone = misere_verdict(&graph, numbers, &values, &sum);
-                let after = verdict_knowing(&graph, numbers, &values, &sum, &mut low);
+                let alone = misere_verdict(&graph, numbers, &values, &sum, &mut HashSet::new());
+                let after = misere_verdict(&graph, numbers, &values, &sum, &mut low);
                 assert_eq!(after, alone, "{sum:?} on {lists:?}");
                 compared += 1;
                 undecided += usize::from(alone == Verdict::Undecided(BIG_WILD) && !low.is_empty());
