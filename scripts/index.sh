@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The index against the text input it was made from, on the 10M-node / 100M-edge file and its
 # million queries (BENCHMARKS.md, "The index"): `index` against `values -o`, and `query`,
-# `values`, `stats` of the index against the same of the file, with farm-bench (interleaved
-# pairs, medians). Outputs are compared byte for byte (stats but its times).
+# `values`, `stats` of the index against the same of the file, in interleaved pairs
+# (scripts/pairs.sh: medians). Outputs are compared byte for byte (stats but its times).
 #
 # Usage: scripts/index.sh [RUNS]     (default 5; files generated once under target/bench,
 #                                      about 1.4 GB with the index)
@@ -20,7 +20,7 @@ echo "index: $(stat -L -c %s "$idx") bytes for 10,000,000 nodes and 100,000,000 
 
 pair() { # label, command A (the index), command B (the text file)
   echo "## $1"
-  farm-bench -n "$runs" --timeout 1200 --vs "$3" -- $2 2>&1 | grep -E "wall|peak"
+  scripts/pairs.sh -n "$runs" "$2" "$3"
 }
 pair "index FILE vs values FILE -o out.csv" "$bin index $m10 -o /tmp/ix.grundy" "$bin values $m10 -o /tmp/ix.csv"
 pair "query INDEX vs query FILE" "$bin query $idx $q -o /tmp/qa.csv" "$bin query $m10 $q -o /tmp/qb.csv"

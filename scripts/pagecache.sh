@@ -2,7 +2,8 @@
 # What the page cache keeps of a file grundy has read cold, against what BASE (another grundy
 # binary) leaves (BENCHMARKS.md, "An input's pages in 2 MiB pieces"): two copies of the 10M/100M
 # index, each dropped from the page cache, then read cold once, one by this binary and one by
-# BASE; then the warm queries on each copy, interleaved (farm-bench), and the bytes compared.
+# BASE; then the warm queries on each copy, interleaved (scripts/pairs.sh), and the bytes
+# compared.
 # The cold runs' own times are printed too (one run each per round).
 #
 # Usage: BASE=path/to/grundy scripts/pagecache.sh [RUNS]   (after scripts/index.sh made its files)
@@ -27,7 +28,6 @@ cold() { # binary, index: drops the index's pages, then one cold query; prints i
 }
 echo "cold query, this binary: $(cold "$bin" "$mine") s; BASE: $(cold "$base" "$theirs") s"
 echo "## warm query INDEX -o /dev/null, each on the copy it read cold (A this binary, B BASE)"
-farm-bench -n "$runs" --timeout 600 --vs "$base query $theirs $q -o /dev/null" -- \
-  "$bin" query "$mine" "$q" -o /dev/null 2>&1 | grep -E "wall|peak"
+scripts/pairs.sh -n "$runs" "$bin query $mine $q -o /dev/null" "$base query $theirs $q -o /dev/null"
 "$bin" query "$mine" "$q" | cmp -s - <("$base" query "$theirs" "$q") && echo "same bytes"
 rm -f "$mine" "$theirs"

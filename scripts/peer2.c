@@ -40,6 +40,9 @@ typedef struct { uint32_t u, e, end, late; uint64_t mask; } Frame;
 static Frame *stk[2];
 static uint32_t *seen[2], stamp[2], waiting[2] = {~0u, ~0u};
 static size_t cap_n;                /* nodes the per-node arrays hold */
+static uint64_t cap_tok;            /* token slots: 32-bit indices, so at most 2^32 - 1 */
+
+static void too_many(void) { fprintf(stderr, "error: over 2^32 tokens for 32-bit indices\n"); exit(1); }
 
 static void *grab(size_t bytes) {
     void *q = malloc(bytes ? bytes : 1);
@@ -94,6 +97,7 @@ static uint32_t scan(const unsigned char *p, const unsigned char *e, const unsig
     uint32_t *out = tok + base, k = 0;
     uint64_t carry = 0, m = p + 144 <= fend ? digmask(p) : 0;
     for (; p + 64 <= e && p + 144 <= fend; p += 64) {
+        if ((uint64_t)base + k + 32 > cap_tok) too_many();   /* a block adds at most 32 */
         uint64_t mn = digmask(p + 64), starts = m & ~(m << 1 | carry);
         while (starts) {
             unsigned i = (unsigned)__builtin_ctzll(starts), len;
@@ -115,6 +119,7 @@ static uint32_t scan(const unsigned char *p, const unsigned char *e, const unsig
         if (p >= e) break;
         uint32_t v = 0;
         while (p < e && dig(*p)) v = v * 10 + (uint32_t)(*p++ - '0');
+        if ((uint64_t)base + k + 1 > cap_tok) too_many();
         out[k++] = v;
     }
     walk(w, (uint64_t)base + k);
@@ -202,13 +207,19 @@ int main(int argc, char **argv) {
     const unsigned char *buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0), *fend = buf + len;
     if (buf == MAP_FAILED) { perror("mmap"); return 1; }
     madvise((void *)buf, len, MADV_SEQUENTIAL);
-    if (len >= (1ull << 33) - 8) { fprintf(stderr, "error: file over 8 GB\n"); return 1; }
+    /* The second half's tokens start past a bound on the first half's (half its bytes), so
+     * both halves' indices fit 32 bits for files under 8 GB; a larger file (the billion-edge
+     * one, 9.2 GB and 1.1 billion tokens) is read while its tokens fit, which scan checks. */
+    if (len >= (1ull << 34) - 16) { fprintf(stderr, "error: file over 16 GB\n"); return 1; }
 
     /* Parse: the cut is the first newline at or after the middle (none: one thread parses). */
     size_t cut = len / 2;
     while (cut < len && buf[cut] != '\n') cut++;
+    if ((cut + 1) / 2 + 1 >= UINT32_MAX) too_many();
     uint32_t T1 = (uint32_t)((cut + 1) / 2 + 1);   /* no more tokens than that before the cut */
     size_t cap = (size_t)T1 + (len - cut + 1) / 2 + 1;
+    if (cap > UINT32_MAX) cap = UINT32_MAX;
+    cap_tok = cap;
     tok = grab(cap * 4); rec = grab(cap * 4);
     Walk w0 = {0, 0, 0, 0}, w1 = {T1, T1, 0, 3};
     uint32_t k0 = 0, k1 = 0;
