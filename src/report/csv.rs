@@ -130,14 +130,14 @@ impl PlayPiece for Vec<u8> {
             PlayNumbers::None => {}
             PlayNumbers::Count(count) => {
                 self.push(b',');
-                self.extend_from_slice(num.format(count).as_bytes());
+                push_number(self, count, &mut num);
             }
             PlayNumbers::Misere { grundy, heap, genus } => {
                 self.extend_from_slice(if grundy == 0 { b",LOSE," } else { b",WIN," });
-                self.extend_from_slice(num.format(grundy).as_bytes());
+                push_number(self, grundy, &mut num);
                 self.push(b',');
                 if let Some(heap) = heap {
-                    self.extend_from_slice(num.format(heap).as_bytes());
+                    push_number(self, heap, &mut num);
                 }
                 if let Some(genus) = genus {
                     self.push(b',');
@@ -306,7 +306,21 @@ fn push_ids(out: &mut Vec<u8>, ids: impl Iterator<Item = u32>) {
         if i > 0 {
             out.push(b' ');
         }
-        out.extend_from_slice(num.format(p).as_bytes());
+        push_number(out, p, &mut num);
+    }
+}
+
+/// Appends `x` in decimal. A number below 100 (most of a play's: values, heaps, genus
+/// entries) is written digit by digit, without the formatter and the copy of its bytes (a
+/// call of `memmove` for one or two bytes).
+#[inline]
+fn push_number(out: &mut Vec<u8>, x: u32, num: &mut itoa::Buffer) {
+    if x < 10 {
+        out.push(b'0' + x as u8);
+    } else if x < 100 {
+        out.extend_from_slice(&[b'0' + (x / 10) as u8, b'0' + (x % 10) as u8]);
+    } else {
+        out.extend_from_slice(num.format(x).as_bytes());
     }
 }
 
@@ -315,6 +329,21 @@ mod tests {
     use super::*;
     use crate::graph::{Csr, GameGraph};
     use crate::report::push_query_row;
+
+    #[test]
+    fn numbers_are_written_as_decimal_at_every_width() {
+        let mut num = itoa::Buffer::new();
+        let mut samples: Vec<u32> = (0..1000).collect();
+        samples.extend([9_999, 10_000, 4_294_967_294, u32::MAX]);
+        for x in samples {
+            let mut out = b"x".to_vec();
+            push_number(&mut out, x, &mut num);
+            assert_eq!(out, format!("x{x}").into_bytes(), "{x}");
+        }
+        let mut out = Vec::new();
+        push_list(&mut out, &[7, 10, 0, 99, 100, 123_456]);
+        assert_eq!(out, b"7 10 0 99 100 123456");
+    }
 
     #[test]
     fn rows_are_plain_csv() {
