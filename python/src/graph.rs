@@ -123,7 +123,8 @@ impl Graph {
             let levels = grundy::exec::play::levels_of(&levels);
             // `self.values` above set them, and nothing takes them out.
             let values = game.values.get().expect("the values were computed above");
-            with_csr!(&game.graph, g => Measures::of(play, (g, values), &levels, exec))
+            let parallel = !exec.is_sequential();
+            with_csr!(&game.graph, g => Measures::of(play, (g, values), &levels, parallel))
         })
     }
 

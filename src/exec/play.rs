@@ -324,9 +324,10 @@ fn measures(
     let nodes = case.graph.node_count() as u64;
     meter.start(Stage { case: case.case, name: "playing", unit: Unit::Nodes, total: nodes });
     let levels = levels_of(&case.levels);
+    let parallel = !exec.is_sequential();
     match case.graph {
-        GameGraph::Chess(g) => Measures::of(play, (g, case.values), &levels, exec),
-        GameGraph::ChessWide(g) => Measures::of(play, (g, case.values), &levels, exec),
+        GameGraph::Chess(g) => Measures::of(play, (g, case.values), &levels, parallel),
+        GameGraph::ChessWide(g) => Measures::of(play, (g, case.values), &levels, parallel),
         GameGraph::Sums(_) => unreachable!("--play refuses the sums format"),
     }
 }

@@ -27,7 +27,7 @@
 
 use std::sync::Mutex;
 
-use super::measure::Marks;
+use super::marks::Marks;
 
 /// Entries past the moves' longest prefix a genus is followed for before it is called
 /// unknown: the recursion settles within a few (each step past it maps one pair of numbers

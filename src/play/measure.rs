@@ -25,12 +25,12 @@ use rayon::prelude::*;
 
 use crate::eval::search::{search_along, Along, Cyclic, Number, Numbers, Searched};
 use crate::eval::Values;
-use crate::exec::Exec;
 use crate::graph::{Csr, Offset};
 use crate::meter::Meter;
 use crate::order::{Level, Levels, INLINE_LEVEL};
 
 use super::genus::{self, Code, Genera, Long};
+use super::marks::Marks;
 use super::Play;
 
 /// The heap of a position that equals no nim heap by the misère mex rule, where numbers are
@@ -128,25 +128,29 @@ pub enum Measures {
 
 impl Measures {
     /// What `play` computes of `graph`, whose normal-play Grundy values are `values`,
-    /// evaluated in `levels` order on `exec`'s path.
+    /// evaluated in `levels` order: the wide levels in parallel when `parallel`, else every
+    /// node on this thread (the sequential twin).
     pub fn of<O: Offset>(
         play: Play,
         (graph, values): (&Csr<O>, &Values),
         levels: &Levels,
-        exec: Exec,
+        parallel: bool,
     ) -> Measures {
         match play {
             Play::Normal | Play::Selective => Measures::None,
             Play::Conjunctive => {
-                Measures::Remoteness(levelwise(graph, values, levels, exec, Remote))
+                Measures::Remoteness(levelwise(graph, values, levels, parallel, Remote))
             }
-            Play::Continued => Measures::Suspense(levelwise(graph, values, levels, exec, Suspend)),
-            Play::Misere { genus: false } => {
-                Measures::Misere(levelwise(graph, values, levels, exec, Lose), Genera::default())
+            Play::Continued => {
+                Measures::Suspense(levelwise(graph, values, levels, parallel, Suspend))
             }
+            Play::Misere { genus: false } => Measures::Misere(
+                levelwise(graph, values, levels, parallel, Lose),
+                Genera::default(),
+            ),
             Play::Misere { genus: true } => {
                 let long = Long::default();
-                let both = levelwise(graph, values, levels, exec, Genus(&long));
+                let both = levelwise(graph, values, levels, parallel, Genus(&long));
                 let codes = both.iter().map(|b| b.genus).collect();
                 let misere = both.into_iter().map(|b| b.misere).collect();
                 Measures::Misere(misere, Genera::new(codes, long.into_inner()))
@@ -460,40 +464,6 @@ fn genus_of(moves: impl Iterator<Item = (u32, Code)> + Clone, long: &Long) -> Co
     }
 }
 
-/// The values a node's moves take, for their mex: a bit mask below 64, a list above.
-#[derive(Default)]
-pub(super) struct Marks {
-    low: u64,
-    high: Vec<u32>,
-}
-
-impl Marks {
-    pub(super) fn mark(&mut self, x: u32) {
-        if x < 64 {
-            self.low |= 1 << x;
-        } else {
-            self.high.push(x);
-        }
-    }
-
-    pub(super) fn mex(mut self) -> u32 {
-        let low = (!self.low).trailing_zeros();
-        if low < 64 {
-            return low;
-        }
-        self.high.sort_unstable();
-        self.high.dedup();
-        let mut x = 64;
-        for &h in &self.high {
-            if h != x {
-                break;
-            }
-            x += 1;
-        }
-        x
-    }
-}
-
 /// `node(moves)` of every node of `graph`, in `levels` order: each node's number from its
 /// moves' numbers, the wide levels in parallel chunks on the parallel path. The reads of the
 /// nodes ahead are started early ([`Csr::prefetch_ahead`]): a level's nodes and their moves'
@@ -502,7 +472,7 @@ fn levelwise<O: Offset, F: Fold>(
     graph: &Csr<O>,
     values: &Values,
     levels: &Levels,
-    exec: Exec,
+    parallel: bool,
     f: F,
 ) -> Vec<F::N> {
     type T<F> = <F as Fold>::N;
@@ -511,7 +481,7 @@ fn levelwise<O: Offset, F: Fold>(
     let mut wide = Vec::new();
     for l in 0..levels.level_count() {
         match levels.level(l) {
-            Level::Listed(nodes) if exec.is_sequential() || nodes.len() < INLINE_LEVEL => {
+            Level::Listed(nodes) if !parallel || nodes.len() < INLINE_LEVEL => {
                 for (i, &v) in nodes.iter().enumerate() {
                     graph.prefetch_ahead(&nodes[i + 1..], &out);
                     out[v as usize] = one(v, &out);
@@ -573,8 +543,9 @@ mod tests {
         let graph = Csr::<u32>::from_lists(&lists).expect("lists");
         let levels = crate::order::levels(&graph, &()).expect("acyclic");
         let values = Values::from_vec(vec![0, 1, 2, 3, 0, 2, 1]);
-        for exec in [Exec::Sequential, Exec::Rayon { chunk_bytes: 1 << 20 }] {
-            let of = Measures::of(Play::Misere { genus: true }, (&graph, &values), &levels, exec);
+        for parallel in [false, true] {
+            let of =
+                Measures::of(Play::Misere { genus: true }, (&graph, &values), &levels, parallel);
             let Measures::Misere(m, _) = of else {
                 panic!("misère numbers");
             };
@@ -623,8 +594,7 @@ mod tests {
             ] {
                 for pool in &pools {
                     let found = pool.install(|| search(play, &graph, true, &())).expect("acyclic");
-                    let want =
-                        Measures::of(play, (&graph, &found.values), &levels, Exec::Sequential);
+                    let want = Measures::of(play, (&graph, &found.values), &levels, false);
                     let threads = pool.current_num_threads();
                     let Some(numbers) = found.numbers else {
                         assert!(graph.most_moves() + 4 * threads as u32 >= 255, "round {round}");

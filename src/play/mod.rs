@@ -7,6 +7,7 @@
 //! tokens' numbers alone ([`sums`]), with a winning move for each WIN.
 
 pub mod genus;
+mod marks;
 pub mod measure;
 pub mod sums;
 

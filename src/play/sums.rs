@@ -396,12 +396,8 @@ mod tests {
             let graph = Csr::<u32>::from_lists(&lists).expect("lists");
             let levels = crate::order::levels(&graph, &()).expect("acyclic");
             let (values, _) = Exec::Sequential.values_of(&graph, false, &()).expect("acyclic");
-            let measures = Measures::of(
-                Play::Misere { genus: true },
-                (&graph, &values),
-                &levels,
-                Exec::Sequential,
-            );
+            let measures =
+                Measures::of(Play::Misere { genus: true }, (&graph, &values), &levels, false);
             let Measures::Misere(m, genera) = &measures else { panic!("misère numbers") };
             let numbers = (&m[..], genera, true);
             let n = lists.len() as u64;
