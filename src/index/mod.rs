@@ -14,12 +14,14 @@ pub mod write;
 pub use read::{is_index, Index, IndexedCase};
 pub use write::{CaseParts, Writer};
 
+use crate::parse::format::Format;
+
 /// How the format of the game an index was read from is recorded.
-pub fn format_code(format: crate::Format) -> u64 {
+pub fn format_code(format: Format) -> u64 {
     match format {
-        crate::Format::Chess => 0,
-        crate::Format::Sums => 1,
-        crate::Format::Edges { .. } => 2,
+        Format::Chess => 0,
+        Format::Sums => 1,
+        Format::Edges { .. } => 2,
     }
 }
 
