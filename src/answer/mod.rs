@@ -305,30 +305,14 @@ where
     F: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
 {
     let none = None::<&fn(&[u32], usize)>;
-    answer_batch_ahead(batch, out, &mut Vec::new(), answer, none)
+    out.append_all(answer_pieces(batch, &mut Vec::new(), answer, none));
 }
 
-/// [`answer_batch`], calling `ahead(positions, stage)` on the query [`AHEAD`]`[stage]` places
-/// after each one answered, so that the reads of later answers overlap ([`prefetch_move`]).
-/// The pieces are answered into `pieces`, which keeps their buffers from one batch to the
-/// next: each batch's rows are then written into memory already touched, not grown anew.
-pub fn answer_batch_ahead<R: Piece, F, H>(
-    batch: &QueryBatch<'_>,
-    out: &mut Bufs<R>,
-    pieces: &mut Vec<Bufs<R>>,
-    answer: F,
-    ahead: Option<&H>,
-) where
-    F: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
-    H: Fn(&[u32], usize) + Sync,
-{
-    let answered = answer_pieces(batch, pieces, answer, ahead);
-    out.append_all(answered);
-}
-
-/// [`answer_batch_ahead`] without the copy into one buffer: the batch's rows are in the
-/// pieces returned, in order (a slice of `pieces`, whose buffers are kept from one batch to
-/// the next).
+/// [`answer_batch`] without the copy into one buffer: the batch's rows are in the pieces
+/// returned, in order (a slice of `pieces`, which keeps their buffers from one batch to the
+/// next: each batch's rows are then written into memory already touched, not grown anew).
+/// `ahead(positions, stage)` is called on the query [`AHEAD`]`[stage]` places after each one
+/// answered, so that the reads of later answers overlap ([`prefetch_move`]).
 pub fn answer_pieces<'p, R: Piece, F, H>(
     batch: &QueryBatch<'_>,
     pieces: &'p mut Vec<Bufs<R>>,
@@ -401,7 +385,8 @@ mod tests {
             assert!(reader.next_graph().unwrap().is_some());
             let (mut out, mut pieces, mut batches) = (Bufs::default(), Vec::new(), 0);
             while let Some(batch) = reader.next_queries().unwrap() {
-                answer_batch_ahead(&batch, &mut out, &mut pieces, row, None::<&fn(&[u32], usize)>);
+                let none = None::<&fn(&[u32], usize)>;
+                out.append_all(answer_pieces(&batch, &mut pieces, row, none));
                 batches += 1;
             }
             assert!(chunk > 1000 || batches > 10, "chunk {chunk}: {batches} batches");

@@ -279,7 +279,7 @@ impl<'a> CaseReader<'a> {
     }
 
     /// [`CaseReader::queries`], with `ahead` starting the reads of later answers on the
-    /// parallel path ([`answer::answer_batch_ahead`]); the sequential path reads one query at
+    /// parallel path ([`answer::answer_pieces`]); the sequential path reads one query at
     /// a time and has none to start.
     pub fn queries_ahead<R, A, H, W>(
         &mut self,

@@ -124,7 +124,7 @@ impl PlayPiece for Vec<u8> {
         self.extend_from_slice(num.format(case).as_bytes());
         for x in node {
             self.push(b',');
-            self.extend_from_slice(num.format(x).as_bytes());
+            push_number(self, x, &mut num);
         }
         match numbers {
             PlayNumbers::None => {}
