@@ -13,6 +13,7 @@ mod games;
 mod generate;
 mod index;
 mod large;
+mod limits;
 mod loopy;
 mod octal;
 mod oracle;

@@ -56,6 +56,11 @@ pub struct Cli {
     #[arg(long, global = true, hide = true, value_name = "BYTES")]
     pub chunk_bytes: Option<usize>,
 
+    /// The most tokens one query may hold: a longer one is an error at its token count, read
+    /// before its tokens (each is held until the query is answered, 4 bytes).
+    #[arg(long, global = true, value_name = "N", default_value_t = grundy::parse::walk::DEFAULT_MAX_QUERY)]
+    pub max_query_tokens: u32,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

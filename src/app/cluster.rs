@@ -240,9 +240,13 @@ pub fn graph_format(format: grundy::Format) -> grundy::cluster::Graph {
     }
 }
 
-/// The inputs of a cluster run, opened: every process opens the same files itself, so each
-/// must be named (and reachable at that name on every machine), not stdin.
-pub fn open_inputs(inputs: &[(&str, Option<&Path>)]) -> Result<Vec<Arc<Input>>, Error> {
+/// The inputs of a cluster run, opened (their queries capped as `config` says): every process
+/// opens the same files itself, so each must be named (and reachable at that name on every
+/// machine), not stdin.
+pub fn open_inputs(
+    inputs: &[(&str, Option<&Path>)],
+    config: &Config,
+) -> Result<Vec<Arc<Input>>, Error> {
     if let Some((what, _)) = inputs.iter().find(|(_, p)| p.is_none_or(|p| p.as_os_str() == "-")) {
         return Err(Error::Usage(format!(
             "a cluster reads {what} in every process: give it as a file, not stdin"
@@ -250,7 +254,9 @@ pub fn open_inputs(inputs: &[(&str, Option<&Path>)]) -> Result<Vec<Arc<Input>>, 
     }
     let opened: Vec<Arc<Input>> = inputs
         .iter()
-        .map(|&(_, path)| Ok(Arc::new(Input::open(path)?)))
+        .map(|&(_, path)| {
+            Ok(Arc::new(Input::open(path)?.with_max_query_tokens(config.max_query_tokens)))
+        })
         .collect::<Result<_, Error>>()?;
     if let Some(((what, _), input)) =
         inputs.iter().zip(&opened).find(|(_, input)| grundy::index::is_index(input.bytes()))

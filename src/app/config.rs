@@ -15,6 +15,8 @@ pub struct Config {
     pub exec: Exec,
     /// Progress bars wanted (they still need a terminal).
     pub progress: bool,
+    /// The most tokens one query of an input may hold (`--max-query-tokens`).
+    pub max_query_tokens: u32,
 }
 
 impl Config {
@@ -26,10 +28,11 @@ impl Config {
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
         let chunk_bytes = cli.chunk_bytes.unwrap_or(DEFAULT_CHUNK_BYTES).max(1);
-        Ok(match cli.sequential {
-            true => Config { threads: 1, exec: Exec::Sequential, progress: !cli.quiet },
+        let config = match cli.sequential {
+            true => Config { threads: 1, exec: Exec::Sequential, ..Config::new(1, 1, !cli.quiet) },
             false => Config::new(threads, chunk_bytes, !cli.quiet),
-        })
+        };
+        Ok(Config { max_query_tokens: cli.max_query_tokens, ..config })
     }
 
     /// The settings of `threads` threads tokenizing `chunk_bytes` per parallel step: the
@@ -38,7 +41,8 @@ impl Config {
     /// file in 0.84x the time and 44% of the memory, BENCHMARKS.md), which `--sequential`
     /// keeps as the reference the tests compare them with.
     pub fn new(threads: usize, chunk_bytes: usize, progress: bool) -> Config {
-        Config { threads, exec: Exec::Rayon { chunk_bytes }, progress }
+        let max_query_tokens = grundy::parse::walk::DEFAULT_MAX_QUERY;
+        Config { threads, exec: Exec::Rayon { chunk_bytes }, progress, max_query_tokens }
     }
 }
 

@@ -30,6 +30,9 @@ pub(super) fn read_shard<'a>(
     first: Entry,
 ) -> Option<Read<'a>> {
     let (me, peers) = (bsp.index(), bsp.peers());
+    // The input's cap on a query's tokens, as its single-process reader (which describes any
+    // error the walk finds) applies it.
+    let first = Entry { walk: first.walk.with_max_query(input.max_query_tokens()), ..first };
     let (start, end, entry) = split::balanced(bsp, input, first);
     let share = Share { input, start, end, entry, last: me + 1 == peers };
     let mine = share.read();

@@ -574,6 +574,8 @@ fn walk_or_hop(
                     shard.bases.push((shard.nodes() as u64, base));
                 }
             }
+            // A query over the cap is an error at its token count, before its tokens.
+            Record::Query { len, .. } if len > state.walk.max_query => shard.error = true,
             Record::Query { number, len } => {
                 if !list(tokens, &mut k, len.into(), &mut beyond, |t| {
                     shard.positions.push(t);

@@ -39,6 +39,8 @@ pub struct Input {
     stream: Mutex<Option<Stream>>,
     /// True for an input opened as a stream (even once its stream is taken).
     streamed: bool,
+    /// The most tokens one query of this input may hold ([`Input::with_max_query_tokens`]).
+    max_query_tokens: u32,
 }
 
 /// The text of a pipe or a compressed input, read as it arrives (after any byte-order mark).
@@ -106,8 +108,10 @@ impl Compression {
     }
 }
 
-/// Consumed input is handed back in steps of at least this many bytes.
-const RELEASE_STEP: usize = 64 << 20;
+/// Consumed input is handed back in steps of at least this many bytes: small enough that a
+/// file of nothing but blanks stays well under 64 MB resident, large enough that the calls
+/// cost nothing against reading the bytes.
+const RELEASE_STEP: usize = 16 << 20;
 
 #[derive(Debug)]
 enum Data {
@@ -134,7 +138,26 @@ impl Input {
         };
         let bom = if bom { BOM.len() } else { 0 };
         let (stream, streamed) = (Mutex::new(None), false);
-        Input { name, data: Arc::new(data), bom, released: AtomicUsize::new(0), stream, streamed }
+        Input {
+            name,
+            data: Arc::new(data),
+            bom,
+            released: AtomicUsize::new(0),
+            stream,
+            streamed,
+            max_query_tokens: crate::parse::walk::DEFAULT_MAX_QUERY,
+        }
+    }
+
+    /// This input, whose queries may hold at most `max` tokens each (a longer one is an error
+    /// at its token count, read before its tokens are).
+    pub fn with_max_query_tokens(self, max: u32) -> Input {
+        Input { max_query_tokens: max, ..self }
+    }
+
+    /// The most tokens one query of this input may hold.
+    pub fn max_query_tokens(&self) -> u32 {
+        self.max_query_tokens
     }
 
     /// Opens `path`, or stdin when it is `None` or `-`, as [`Input::open`] does, except that a
@@ -248,7 +271,7 @@ impl Input {
     /// Tells the kernel the mapped bytes before `offset` are not needed for now, so a file much
     /// larger than memory streams through with a bounded resident size. Reading them again
     /// (an error message's line and column) simply maps them again. A no-op for inputs in
-    /// memory, and below `RELEASE_STEP` (64 MiB) of progress.
+    /// memory, and below `RELEASE_STEP` (16 MiB) of progress.
     pub fn release_before(&self, offset: usize) {
         let Data::Mapped(map) = &*self.data else { return };
         let end = (self.bom + offset).min(map.len()) / PAGE * PAGE;

@@ -11,6 +11,7 @@ use crate::io::input::Input;
 use crate::meter::Meter;
 use crate::parse::error::{checked_total, Expected, ParseError, ParseErrorKind, Queries, Total};
 use crate::parse::lexer::Lexer;
+use crate::parse::walk::query_too_long;
 
 /// Nodes read between two progress reports.
 const NODES_PER_REPORT: u32 = 1 << 16;
@@ -29,6 +30,8 @@ pub struct ChessReader<'a> {
     at: Queries,
     /// The input whose pages this reader hands back once it has read them, if any.
     input: Option<&'a Input>,
+    /// The most tokens a query may hold.
+    max_query: u32,
 }
 
 impl<'a> ChessReader<'a> {
@@ -42,6 +45,7 @@ impl<'a> ChessReader<'a> {
             meter: &(),
             at: Queries::in_case(0),
             input: None,
+            max_query: crate::parse::walk::DEFAULT_MAX_QUERY,
         }
     }
 
@@ -64,7 +68,8 @@ impl<'a> ChessReader<'a> {
     /// A reader of `input`'s bytes that hands the pages it has read back to the kernel
     /// ([`Input::release_before`]), so a file larger than memory streams through.
     pub fn of(input: &'a Input) -> ChessReader<'a> {
-        ChessReader { input: Some(input), ..ChessReader::new(input.bytes()) }
+        let max_query = input.max_query_tokens();
+        ChessReader { input: Some(input), max_query, ..ChessReader::new(input.bytes()) }
     }
 
     /// Hands back the pages before the current offset (a no-op below the input's step).
@@ -180,11 +185,16 @@ impl<'a> ChessReader<'a> {
     /// (a query of length 0, or the end of the input).
     pub fn next_query(&mut self, positions: &mut Vec<u32>) -> Result<bool, ParseError> {
         let query = self.query + 1;
+        self.lex.at_token();
+        let start = self.lex.offset();
         let Some(m) = self.lex.next_u32(Expected::QueryLength { case: self.at, query })? else {
             return Ok(false);
         };
         if m == 0 {
             return Ok(false);
+        }
+        if m > self.max_query {
+            return Err(query_too_long((self.at, query), m, self.max_query, start));
         }
         self.query = query;
         positions.clear();

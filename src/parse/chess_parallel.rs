@@ -14,7 +14,7 @@ use crate::io::input::Input;
 use crate::meter::Meter;
 use crate::parse::error::{checked_total, Expected, ParseError, Total};
 use crate::parse::tokens::TokenReader;
-use crate::parse::walk::{out_of_range, Mode, Next, Record, Walk};
+use crate::parse::walk::{out_of_range, query_too_long, Mode, Next, Record, Walk};
 
 /// Reads cases and query batches from chess-format bytes, tokenizing in parallel.
 #[derive(Debug)]
@@ -51,7 +51,7 @@ impl<'a> ParChessReader<'a> {
 
     /// This reader, reading its input as queries only on a graph of `nodes` nodes.
     pub fn alone(self, nodes: u32) -> ParChessReader<'a> {
-        ParChessReader { walk: Walk::queries(nodes), ..self }
+        ParChessReader { walk: Walk::queries(nodes).with_max_query(self.walk.max_query), ..self }
     }
 
     /// A reader of `input`'s bytes that hands the pages it has tokenized back to the kernel
@@ -61,7 +61,8 @@ impl<'a> ParChessReader<'a> {
     /// may still point at, on every executor: the lists of a case are checked as they are
     /// walked instead of after the case, while their bytes are held.
     pub fn of(input: &'a Input, chunk_bytes: usize) -> ParChessReader<'a> {
-        let reader = ParChessReader::new(input.bytes(), chunk_bytes);
+        let mut reader = ParChessReader::new(input.bytes(), chunk_bytes);
+        reader.walk = reader.walk.with_max_query(input.max_query_tokens());
         let tokens = match input.is_stream() {
             // A stream already taken has nothing left to read.
             true => match input.take_stream() {
@@ -125,6 +126,10 @@ impl<'a> ParChessReader<'a> {
         let Record::Case { case, nodes } = self.walk.take(self.tokens.buf()[0]) else {
             unreachable!("a walk before a case opens one")
         };
+        // No error points at a node count once it is read: on a stream, blanks after it go.
+        if self.tokens.is_stream() {
+            self.tokens.hold_from(1);
+        }
         Ok(Some((case, nodes, self.tokens.base())))
     }
 
@@ -237,14 +242,24 @@ impl<'a> ParChessReader<'a> {
                 Record::Moves { .. } => {
                     node_pos = pos;
                     if tokens.is_stream() {
-                        tokens.hold_from(node_pos);
+                        // The node's move count may yet be an error's token (too many moves).
+                        tokens.pin(node_pos);
+                        tokens.hold_from(node_pos + 1);
                     }
                 }
                 _ => {
                     if tokens.is_stream() {
-                        // The node's move count may yet be an error's token (too many moves).
+                        // The part count is an error's token only if the total overflows.
                         let end = pos + 1 + record.len() as usize;
-                        take_checked(tokens, walk, &record, pos, end, node_pos)?;
+                        let overflows = parts + u64::from(record.len()) > u64::from(u32::MAX);
+                        take_checked(
+                            tokens,
+                            walk,
+                            &record,
+                            pos,
+                            end,
+                            if overflows { pos } else { end },
+                        )?;
                     } else if !record.is_empty() && !tokens.ensure(pos + record.len() as usize) {
                         let index = (tokens.buf().len() - pos) as u32;
                         let expected = walk.item(&record, index);
@@ -314,8 +329,10 @@ impl<'a> ParChessReader<'a> {
         self.starts.clear();
         let mut pos = 0usize;
         // The walk's grammar, hopped over a batch at once: a query is its length and that
-        // many positions; a length of 0 ends the case.
-        let mut ended = false;
+        // many positions; a length of 0 ends the case. A length over the cap ends the batch
+        // before that query, whose error follows the batch.
+        let (mut ended, mut long) = (false, false);
+        let max = self.walk.max_query as usize;
         loop {
             let buf = self.tokens.buf();
             while pos < buf.len() {
@@ -325,13 +342,17 @@ impl<'a> ParChessReader<'a> {
                     self.done = pos + 1;
                     break;
                 }
+                if m > max {
+                    long = true;
+                    break;
+                }
                 if pos + m >= buf.len() {
                     break;
                 }
                 self.starts.push(pos as u32);
                 pos += 1 + m;
             }
-            if ended || !self.starts.is_empty() {
+            if ended || long || !self.starts.is_empty() {
                 break;
             }
             // Not one complete query buffered: fetch more, or end the case.
@@ -349,6 +370,12 @@ impl<'a> ParChessReader<'a> {
                     }
                     return Err(self.tokens.missing(pos, walk.expected()));
                 }
+            } else if self.tokens.is_stream() {
+                // A stream's positions are checked as they arrive, so that neither they nor
+                // blanks between them are held as bytes (the tokens are, up to the cap).
+                let record = walk.take(self.tokens.buf()[pos]);
+                let end = pos + 1 + record.len() as usize;
+                take_checked(&mut self.tokens, &walk, &record, pos, end, end)?;
             } else {
                 let m = self.tokens.buf()[pos];
                 if !self.tokens.ensure(pos + m as usize) {
@@ -369,6 +396,15 @@ impl<'a> ParChessReader<'a> {
         }
         if !ended {
             self.done = pos;
+        }
+        if long {
+            let at = (self.walk.queries_at(), first_query + self.starts.len() as u64);
+            let (m, offset) = (self.tokens.buf()[pos], self.tokens.offset_of(pos));
+            let error = query_too_long(at, m, self.walk.max_query, offset);
+            if self.starts.is_empty() {
+                return Err(error);
+            }
+            self.pending = Some(error);
         }
         if let Some((i, index)) =
             first_bad_position(self.tokens.buf(), &self.starts, self.walk.nodes)
@@ -744,6 +780,89 @@ mod tests {
         assert_eq!(read.unwrap(), read_sequential(text.as_bytes()).unwrap());
         let bound = crate::parse::text::BLOCK + 1024;
         assert!(most < bound, "held {most} bytes of {}", text.len());
+    }
+
+    /// A long run of blanks is never held, wherever it falls: after a node count, a query's
+    /// token count or one of its positions, a sums node's move count or a part count; read
+    /// as the sequential reader reads it, and an error after the run (a position out of range,
+    /// the end of the input) placed at its line and column. Nor is an endless token.
+    #[test]
+    fn a_run_of_blanks_is_not_held() {
+        let run = " \n\t ".repeat(1 << 18);
+        let graph = "3\n1 1\n1 2\n0\n";
+        let chess = [
+            format!("3{run}1 1\n1 2\n0\n2 0 2\n0\n"),
+            format!("{graph}2{run}0 2\n1 1\n0\n"),
+            format!("{graph}3 0{run}1 2\n0\n"),
+            format!("{graph}3 0{run}1 7\n0\n"),
+            format!("{graph}3 0{run}1"),
+            format!("{graph}3{run}"),
+            format!("{graph}2 0 {}1\n0\n", "0".repeat(1 << 20)),
+        ];
+        let sums = [
+            format!("2\n2{run}2 1 1 0\n0\n1 0\n0\n"),
+            format!("2\n2 2{run}1 1 0\n0\n1 1\n0\n"),
+            format!("2\n2 2 1{run}1 0\n0\n1 1\n0\n"),
+            format!("2\n2 2 1{run}5 0\n0\n"),
+            format!("2\n2{run}"),
+        ];
+        let bound = crate::parse::text::BLOCK * 2 + 4096;
+        let texts = chess.iter().map(|t| (t, false)).chain(sums.iter().map(|t| (t, true)));
+        for (text, is_sums) in texts {
+            let text = text.as_bytes();
+            let (read, most) = read_streamed(text, 4096, is_sums);
+            let whole = read_sequential_as(text, is_sums);
+            assert_eq!(read, whole, "{:?}", &text[text.len() - 20..]);
+            assert!(most < bound, "held {most} bytes of {}", text.len());
+        }
+    }
+
+    /// A query of more tokens than the cap is an error at its token count, on both readers
+    /// and on a stream, after the queries before it; one at the cap is read.
+    #[test]
+    fn a_query_over_the_cap_is_refused_at_its_count() {
+        let text = b"3\n1 1\n1 2\n0\n2 0 1\n3 0 1 2\n4 0 1 2 0\n0\n";
+        let sequential = |max| {
+            let input = Input::from_bytes("t", text.to_vec()).with_max_query_tokens(max);
+            let mut r = ChessReader::of(&input);
+            let (mut cases, mut q) = (Vec::new(), Vec::new());
+            r.next_graph().map(|g| cases.push(g))?;
+            while r.next_query(&mut q)? {
+                cases.push(None);
+            }
+            Ok::<_, ParseError>(cases.len())
+        };
+        for max in [3, 4] {
+            let want = sequential(max);
+            for chunk in [1, 5, 64] {
+                let input = Input::from_bytes("t", text.to_vec()).with_max_query_tokens(max);
+                let (mut r, mut read) = (ParChessReader::of(&input, chunk), 0);
+                let got = r.next_graph().and_then(|_| {
+                    while let Some(batch) = r.next_queries()? {
+                        read += batch.len();
+                    }
+                    Ok(read + 1)
+                });
+                assert_eq!(got, want, "max {max} chunk {chunk}");
+            }
+        }
+        let error = sequential(3).unwrap_err();
+        assert_eq!(crate::parse::error::line_column(text, error.offset), (7, 1));
+        let message = error.kind.to_string();
+        assert!(message.contains("4 tokens, more than a query may hold (3"), "{message}");
+        assert_eq!(sequential(4), Ok(4));
+        let reader = Box::new(std::io::Cursor::new(text.to_vec()));
+        let input = Input::from_reader("t", reader).unwrap().with_max_query_tokens(3);
+        let mut r = ParChessReader::of(&input, 7);
+        r.next_graph().unwrap();
+        let mut read = 0;
+        let end = loop {
+            match r.next_queries() {
+                Ok(Some(batch)) => read += batch.len(),
+                other => break other.map(|_| ()),
+            }
+        };
+        assert_eq!((read, end), (2, Err(error)));
     }
 
     /// Sections of every shape (empty lists, long lists first or last, one node holding every

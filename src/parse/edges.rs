@@ -305,6 +305,11 @@ fn each_edge(
 ) -> Result<(), ParseError> {
     let mut pos = start;
     while pos < end {
+        // At a line start. Pieces end at line ends (or, on a stream, just past the longest
+        // line's length), so only with more than that left can this line be too long.
+        if end - pos > MAX_LINE {
+            check_line_length(bytes, pos)?;
+        }
         while pos < end && is_blank(bytes[pos]) {
             pos += 1;
         }
@@ -322,6 +327,26 @@ fn each_edge(
         }
     }
     Ok(())
+}
+
+/// The longest line of an edge list, in bytes before its line end: a stream's window ends at
+/// a line end, so a line is held whole, and a longer one is an error found within its first
+/// `MAX_LINE + 1` bytes, wherever the input comes from.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// An error when the line that starts at `at` holds more than [`MAX_LINE`] bytes.
+#[cold]
+fn check_line_length(bytes: &[u8], at: usize) -> Result<(), ParseError> {
+    let head = &bytes[at..bytes.len().min(at + MAX_LINE + 1)];
+    if head.len() <= MAX_LINE || head.contains(&b'\n') {
+        return Ok(());
+    }
+    let reason = format!(
+        "a line of more than {MAX_LINE} bytes; an edge line holds two node ids and at most an \
+         empty `{{}}`"
+    );
+    let kind = ParseErrorKind::Invalid { expected: Expected::EdgeFrom, reason };
+    Err(ParseError { offset: at, kind })
 }
 
 /// The edge on the line whose first id starts at `pos`, and the offset of the next line.
@@ -557,6 +582,21 @@ mod tests {
         for (text, nodes, offset) in cases {
             let err = both(text, nodes).unwrap_err();
             assert_eq!(err.offset, offset, "{:?}: {}", String::from_utf8_lossy(text), err.kind);
+        }
+    }
+
+    /// A line of more than `MAX_LINE` bytes is an error at its start, on every path (a stream
+    /// cuts its window inside it); one of `MAX_LINE` bytes is read.
+    #[test]
+    fn a_line_longer_than_the_longest_is_refused() {
+        let longest = format!("1{}2\n", " ".repeat(MAX_LINE - 2));
+        let g = both(format!("0 1\n{longest}").as_bytes(), None).unwrap();
+        assert_eq!(g.successors(1), &[2]);
+        for line in [" ".repeat(MAX_LINE + 1), format!("# {}", "x".repeat(MAX_LINE)), longest] {
+            let text = format!("0 1\n{}3 4\n", line.replace('\n', " "));
+            let err = both(text.as_bytes(), None).unwrap_err();
+            assert_eq!(err.offset, 4);
+            assert!(err.kind.to_string().contains("a line of more than"), "{}", err.kind);
         }
     }
 

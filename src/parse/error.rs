@@ -38,6 +38,13 @@ pub enum ParseErrorKind {
         /// The digits, possibly shortened.
         token: String,
     },
+    /// A run of more than [`MAX_TOKEN`](crate::parse::lexer::MAX_TOKEN) digits.
+    TooLong {
+        /// What the token should have been.
+        expected: Expected,
+        /// The digits, shortened.
+        token: String,
+    },
     /// A case holding more edges, moves or parts than its 32-bit offsets can count.
     Overflow {
         /// The count whose token made the total overflow.
@@ -78,6 +85,11 @@ impl fmt::Display for ParseErrorKind {
             ParseErrorKind::NotANumber { expected, token } => {
                 write!(f, "expected a non-negative integer for {expected}, found {}", quoted(token))
             }
+            ParseErrorKind::TooLong { expected, token } => write!(
+                f,
+                "expected {expected}, found {token}, a token of more than {} digits",
+                crate::parse::lexer::MAX_TOKEN
+            ),
             ParseErrorKind::TooLarge { expected, token } => write!(
                 f,
                 "expected {expected}, found {token}, which does not fit in 32 bits (max {})",

@@ -232,7 +232,7 @@ pub(crate) fn tokenize_bytewise(bytes: &[u8], out: &mut Vec<u32>) -> Option<usiz
                 out.push(value);
                 i = end;
             }
-            Scanned::NotANumber | Scanned::TooLarge => return Some(i),
+            Scanned::NotANumber | Scanned::TooLarge | Scanned::TooLong => return Some(i),
         }
     }
 }

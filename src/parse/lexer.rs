@@ -23,7 +23,14 @@ pub enum Scanned {
     NotANumber,
     /// Digits only, but above `u32::MAX`.
     TooLarge,
+    /// A run of more than [`MAX_TOKEN`] digits (leading zeros): no window need hold it.
+    TooLong,
 }
+
+/// The longest token read, in bytes (digits, leading zeros included): a window of a stream
+/// is cut at whitespace, so a token is held whole, and a longer run of digits is an error
+/// found within its first `MAX_TOKEN + 1` bytes, wherever the input comes from.
+pub const MAX_TOKEN: usize = 4096;
 
 /// Reads the token that starts at `start` (a non-whitespace byte) as a number.
 ///
@@ -54,6 +61,9 @@ fn scan_number_slowly(bytes: &[u8], start: usize) -> Scanned {
         let digit = b.wrapping_sub(b'0');
         if digit > 9 {
             break;
+        }
+        if end - start == MAX_TOKEN {
+            return Scanned::TooLong;
         }
         // Saturating just above u32::MAX keeps the value bounded for any digit count.
         value = (value * 10 + u64::from(digit)).min(1 << 32);
@@ -172,6 +182,10 @@ impl<'a> Lexer<'a> {
                 offset: start,
                 kind: ParseErrorKind::TooLarge { expected, token: self.quote(start) },
             }),
+            Scanned::TooLong => Err(ParseError {
+                offset: start,
+                kind: ParseErrorKind::TooLong { expected, token: self.quote(start) },
+            }),
         }
     }
 
@@ -267,6 +281,25 @@ mod tests {
         // Leading zeros do not count against the limit.
         let padded = format!("{}{}", "0".repeat(300), u32::MAX);
         assert_eq!(all(padded.as_bytes()).unwrap(), vec![u32::MAX]);
+    }
+
+    /// A token of more than `MAX_TOKEN` digits is an error, found within its first
+    /// `MAX_TOKEN + 1` bytes (so a cut there finds it too); one of `MAX_TOKEN` is read.
+    #[test]
+    fn rejects_tokens_longer_than_the_longest_read() {
+        let longest = format!("{}7", "0".repeat(MAX_TOKEN - 1));
+        assert_eq!(all(format!("{longest} 1").as_bytes()).unwrap(), vec![7, 1]);
+        for tail in ["0", "05 1", "0x"] {
+            let err = all(format!("3 {longest}{tail}").as_bytes()).unwrap_err();
+            assert_eq!(err.offset, 2);
+            assert!(
+                matches!(err.kind, ParseErrorKind::TooLong { ref token, .. } if token.len() < 50)
+            );
+        }
+        let err = all(format!("3 {}x", "0".repeat(100)).as_bytes()).unwrap_err();
+        assert!(matches!(err.kind, ParseErrorKind::NotANumber { .. }), "{err:?}");
+        let cut = format!("{longest}0");
+        assert_eq!(scan_number(cut.as_bytes(), 0), Scanned::TooLong);
     }
 
     #[test]

@@ -41,6 +41,15 @@ impl Cut {
         self.after(&bytes[at..]).map_or(bytes.len(), |i| at + i)
     }
 
+    /// The most bytes after a window's nominal end that a stream reads looking for this cut:
+    /// past them, the window ends there all the same (see [`Arriving::window_end`]).
+    fn longest(self) -> Option<usize> {
+        match self {
+            Cut::Space => Some(crate::parse::lexer::MAX_TOKEN),
+            Cut::Line => Some(crate::parse::edges::MAX_LINE),
+        }
+    }
+
     /// The first place in `bytes` where a window may end, if there is one.
     fn after(self, bytes: &[u8]) -> Option<usize> {
         match self {
@@ -143,12 +152,21 @@ impl Arriving {
         self.start + self.held.len()
     }
 
+    /// The end of the window from `from` ([`Text::window_end`]). A token longer than the lexer
+    /// reads ([`MAX_TOKEN`](crate::parse::lexer::MAX_TOKEN)), or an edge list's line longer
+    /// than [`MAX_LINE`](crate::parse::edges::MAX_LINE), is not read to its end: the window
+    /// ends inside it, where its first bytes already make it an error (the same one a whole
+    /// text gives), so a stranger's endless token or line is never held.
     fn window_end(&mut self, from: usize, chunk: usize, cut: Cut) -> Option<usize> {
         let want = from + chunk.max(1);
         loop {
             if self.end() > want {
-                if let Some(i) = cut.after(&self.held[want - self.start..]) {
+                let tail = &self.held[want - self.start..];
+                if let Some(i) = cut.after(tail) {
                     return Some(want + i);
+                }
+                if let Some(longest) = cut.longest().filter(|&l| tail.len() > l) {
+                    return Some(want + longest + 1);
                 }
             }
             if self.ended {

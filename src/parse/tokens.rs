@@ -55,6 +55,19 @@ pub struct TokenReader<'a> {
     meter: &'a dyn Meter,
     /// The input whose tokenized pages are handed back, if any.
     input: Option<&'a Input>,
+    /// A token before the hold mark that an error may still point at ([`TokenReader::pin`]).
+    pinned: Option<Pin>,
+    /// The most bytes a stream held at once ([`TokenReader::held_bytes`]).
+    #[cfg(test)]
+    most_held: usize,
+}
+
+/// A token kept locatable on a stream after its bytes may go: its global index, and once its
+/// bytes were about to go, its offset, line and column.
+#[derive(Debug, Clone, Copy)]
+struct Pin {
+    token: u64,
+    at: Option<(usize, (usize, usize))>,
 }
 
 impl<'a> TokenReader<'a> {
@@ -82,6 +95,9 @@ impl<'a> TokenReader<'a> {
             piece_tokens: Vec::new(),
             meter: &(),
             input: None,
+            pinned: None,
+            #[cfg(test)]
+            most_held: 0,
         }
     }
 
@@ -97,20 +113,27 @@ impl<'a> TokenReader<'a> {
         self.hold = self.base + i as u64;
     }
 
-    /// The 1-based line and column of byte `offset`, a token at or after the hold mark (or the
-    /// end of the input).
-    pub fn locate(&self, offset: usize) -> (usize, usize) {
-        self.text.locate(offset)
+    /// Says that an error may still point at buffered token `i` (a sums node's move count)
+    /// though the hold mark moves past it: on a stream its place is then found before its
+    /// bytes go, so a run of blanks after it is not held. One token at a time: the last pinned.
+    pub fn pin(&mut self, i: usize) {
+        self.pinned = Some(Pin { token: self.base + i as u64, at: None });
     }
 
-    /// Bytes of the input held in memory by the reader itself (a stream's; 0 for a whole
-    /// text, which its owner holds).
+    /// The 1-based line and column of byte `offset`, a token at or after the hold mark, the
+    /// pinned token, or the end of the input.
+    pub fn locate(&self, offset: usize) -> (usize, usize) {
+        match self.pinned.and_then(|p| p.at) {
+            Some((at, place)) if at == offset => place,
+            _ => self.text.locate(offset),
+        }
+    }
+
+    /// The most bytes of the input held in memory by the reader itself at once so far, each
+    /// window's included (a stream's; 0 for a whole text, which its owner holds).
     #[cfg(test)]
     pub fn held_bytes(&self) -> usize {
-        match &self.text {
-            Text::Whole(_) => 0,
-            Text::Stream(_) => self.text.held().0.len(),
-        }
+        self.most_held
     }
 
     /// The failed read that ended a stream early, once (then the reader's own error or end
@@ -169,6 +192,14 @@ impl<'a> TokenReader<'a> {
     pub fn consume(&mut self, count: usize) {
         self.buf.drain(..count);
         self.base += count as u64;
+        self.unpin_before();
+    }
+
+    /// Forgets the pinned token once it is consumed: no error points at it any more.
+    fn unpin_before(&mut self) {
+        if self.pinned.is_some_and(|p| p.token < self.base) {
+            self.pinned = None;
+        }
     }
 
     /// Takes the first `count` buffered tokens out as their own vector (a graph section, to be
@@ -178,6 +209,7 @@ impl<'a> TokenReader<'a> {
         let mut taken = std::mem::replace(&mut self.buf, rest);
         taken.truncate(count);
         self.base += count as u64;
+        self.unpin_before();
         taken
     }
 
@@ -219,10 +251,20 @@ impl<'a> TokenReader<'a> {
 
     /// The byte offset of the token with global index `global` (it may have been consumed).
     pub fn offset_of_global(&self, global: u64) -> usize {
+        if let Some(Pin { token, at: Some((offset, _)) }) = self.pinned {
+            if token == global {
+                return offset;
+            }
+        }
         let w = self.windows.partition_point(|w| w.first_token <= global).saturating_sub(1);
         let Some(window) = self.windows.get(w) else { return 0 };
         let (bytes, start) = self.text.held();
-        debug_assert!(!self.is_stream() || global >= self.base.max(self.hold), "token let go");
+        debug_assert!(
+            !self.is_stream()
+                || global >= self.base.max(self.hold)
+                || self.pinned.is_some_and(|p| p.token == global),
+            "token let go"
+        );
         let mut lex = Lexer::at(bytes, window.byte_offset - start);
         let expected = Expected::NodeCount { case: 0 };
         for _ in window.first_token..global {
@@ -250,6 +292,10 @@ impl<'a> TokenReader<'a> {
             return false;
         };
         let (bytes, at) = self.text.held();
+        #[cfg(test)]
+        if self.text.is_stream() {
+            self.most_held = self.most_held.max(bytes.len());
+        }
         let (start, end) = (self.next - at, end - at);
         let pieces = pieces(bytes, start, end, rayon::current_num_threads());
         self.piece_tokens.resize_with(self.piece_tokens.len().max(pieces.len()), Vec::new);
@@ -292,9 +338,23 @@ impl<'a> TokenReader<'a> {
     fn forget(&mut self) {
         let keep = self.base.max(self.hold);
         let w = self.windows.partition_point(|w| w.first_token <= keep).saturating_sub(1);
+        self.place_pinned(w);
         let from = self.windows.get(w).map_or(self.next, |w| w.byte_offset.min(self.next));
         self.text.forget_before(from);
         self.windows.drain(..w);
+    }
+}
+
+impl TokenReader<'_> {
+    /// Finds the pinned token's place if its piece is before piece `w`, whose bytes are about
+    /// to go (a rescan of that piece, once per pin at most).
+    fn place_pinned(&mut self, w: usize) {
+        let Some(Pin { token, at: None }) = self.pinned else { return };
+        let first_kept = self.windows.get(w).map_or(u64::MAX, |w| w.first_token);
+        if token < first_kept && token >= self.windows.first().map_or(0, |w| w.first_token) {
+            let offset = self.offset_of_global(token);
+            self.pinned = Some(Pin { token, at: Some((offset, self.text.locate(offset))) });
+        }
     }
 }
 
@@ -361,5 +421,24 @@ mod tests {
         assert_eq!(r.offset_of(1), 8);
         assert_eq!(r.take(1), vec![20]);
         assert_eq!((r.base(), r.buf()), (2, &[30][..]));
+    }
+
+    /// A pinned token stays locatable on a stream while the blanks after it go: its offset,
+    /// line and column are found before its bytes are let go.
+    #[test]
+    fn a_pinned_token_is_placed_before_its_bytes_go() {
+        let text = format!("1\n 22{}33 44\n", " \n".repeat(1 << 18)).into_bytes();
+        let reader = Box::new(std::io::Cursor::new(text.clone()));
+        let input = Input::from_reader("t", reader).expect("read");
+        let mut r = TokenReader::streaming(input.take_stream().expect("a stream"), 1024);
+        assert!(r.ensure(1));
+        r.pin(1);
+        r.hold_from(2);
+        assert!(r.ensure(3));
+        assert!(r.held_bytes() < 2 * crate::parse::text::BLOCK, "held {}", r.held_bytes());
+        assert_eq!(r.offset_of(1), 3);
+        assert_eq!(r.locate(r.offset_of(1)), (2, 2));
+        let last = r.offset_of(3);
+        assert_eq!(crate::parse::error::line_column(&text, last), r.locate(last));
     }
 }

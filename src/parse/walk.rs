@@ -131,18 +131,32 @@ pub struct Walk {
     pub sums: bool,
     /// What is read.
     pub mode: Mode,
+    /// The most tokens a query may hold ([`Walk::with_max_query`]).
+    pub max_query: u32,
 }
+
+/// The most tokens one query may hold unless the user says otherwise (`--max-query-tokens`):
+/// a query's tokens are held together until it is answered (4 bytes each), so one line of a
+/// stranger's must not choose how much memory that takes.
+pub const DEFAULT_MAX_QUERY: u32 = 1_000_000;
 
 impl Walk {
     /// The state at the start of a game file (chess format, or sums with `sums`), reading
     /// every case or, in [`Mode::FirstGraph`], the first graph only.
     pub fn start(mode: Mode, sums: bool) -> Walk {
-        Walk { case: 0, base: 0, nodes: 0, next: Next::Case, sums, mode }
+        let max_query = DEFAULT_MAX_QUERY;
+        Walk { case: 0, base: 0, nodes: 0, next: Next::Case, sums, mode, max_query }
     }
 
     /// The state at the start of a file of queries alone, on a graph of `nodes` nodes.
     pub fn queries(nodes: u32) -> Walk {
-        Walk { case: 1, base: 0, nodes, next: Next::Query(1), sums: false, mode: Mode::Queries }
+        let (next, max_query) = (Next::Query(1), DEFAULT_MAX_QUERY);
+        Walk { case: 1, base: 0, nodes, next, sums: false, mode: Mode::Queries, max_query }
+    }
+
+    /// This walk, refusing a query of more than `max` tokens ([`query_too_long`]).
+    pub fn with_max_query(self, max: u32) -> Walk {
+        Walk { max_query: max, ..self }
     }
 
     /// Reads `header`, the next record's header token, and says what record it opens; the
@@ -251,6 +265,22 @@ impl Walk {
             Next::Query(1)
         }
     }
+}
+
+/// The error for query `query` of `at` (its case, or a file of queries alone), whose token
+/// count at byte `offset` says `len`, more than `max`: the one constructor of this error, for
+/// the sequential reader and the walkers alike.
+#[cold]
+pub fn query_too_long(
+    (at, query): (Queries, u64),
+    len: u32,
+    max: u32,
+    offset: usize,
+) -> ParseError {
+    let expected = Expected::QueryLength { case: at, query };
+    let reason =
+        format!("{len} tokens, more than a query may hold ({max}; --max-query-tokens raises it)");
+    ParseError { offset, kind: ParseErrorKind::Invalid { expected, reason } }
 }
 
 /// The error for token `value` at byte `offset`, which stands for `expected` and names a node

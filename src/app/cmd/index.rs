@@ -24,7 +24,7 @@ pub fn run(args: &IndexArgs, config: &Config) -> Result<(), Error> {
     let output = Some(args.output.as_path());
     super::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("-o", output)])?;
     let progress = Progress::new(config.progress);
-    let input = super::open_text(args.file.as_deref())?;
+    let input = super::open_text(args.file.as_deref(), config)?;
     if grundy::index::is_index(input.bytes()) {
         return Err(Error::Usage(format!("{} is an index already", input.name())));
     }

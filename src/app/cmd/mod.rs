@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::app::config::Config;
 use grundy::error::Error;
 
 /// Runs `$run` with `$rows` bound to a row sink of `$format` writing to `$out`, then
@@ -107,9 +108,11 @@ fn absolute(p: &Path) -> Option<std::path::PathBuf> {
 }
 
 /// Opens the text a command reads cases from (`path`, or stdin): a pipe or a compressed input
-/// as a stream, read as it arrives, unless it is an index, which is read whole.
-pub fn open_text(path: Option<&Path>) -> Result<grundy::Input, Error> {
-    Ok(grundy::Input::open_streaming(path, grundy::index::is_index)?)
+/// as a stream, read as it arrives, unless it is an index, which is read whole; its queries
+/// are capped as `config` says.
+pub fn open_text(path: Option<&Path>, config: &Config) -> Result<grundy::Input, Error> {
+    let input = grundy::Input::open_streaming(path, grundy::index::is_index)?;
+    Ok(input.with_max_query_tokens(config.max_query_tokens))
 }
 
 /// The index `input` holds, opened and checked, when it is one (recognised by its first

@@ -14,9 +14,9 @@ pub fn run(args: &QueryArgs, config: &Config) -> Result<(), Error> {
     let (format, columns) = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
     let progress = Progress::new(config.progress);
-    let graph_input = super::open_text(Some(&args.graph))?;
+    let graph_input = super::open_text(Some(&args.graph), config)?;
     let index = super::open_index(&graph_input, &args.format, args.loopy, &args.index)?;
-    let queries_input = super::open_text(args.queries.as_deref())?;
+    let queries_input = super::open_text(args.queries.as_deref(), config)?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     let play = args.play.play(args.genus);
     if play != grundy::play::Play::Normal {
@@ -98,7 +98,7 @@ impl crate::app::cluster::Clustered for QueryArgs {
         super::rows_format(args.output_format, ("-o", args.output.as_deref()), true)?;
         let named = [("GRAPH", Some(args.graph.as_path())), ("QUERIES", args.queries.as_deref())];
         let graph_format = cluster::graph_format(format);
-        let inputs = cluster::open_inputs(&named)?;
+        let inputs = cluster::open_inputs(&named, config)?;
         let (graph, queries) = (Arc::clone(&inputs[0]), Arc::clone(&inputs[1]));
         let mut streams = Vec::new();
         if writes {

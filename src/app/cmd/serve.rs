@@ -54,7 +54,7 @@ pub fn run(args: &ServeArgs, config: &Config) -> Result<(), Error> {
 #[cfg(feature = "serve")]
 fn open(args: &ServeArgs, config: &Config) -> Result<grundy::index::Index, Error> {
     use grundy::index::Index;
-    let input = super::open_text(Some(&args.game))?;
+    let input = super::open_text(Some(&args.game), config)?;
     if let Some(index) = super::open_any_index(&input, &args.format, &args.index)? {
         if args.loopy && !index.is_loopy() {
             return Err(Error::Usage(format!(

@@ -19,7 +19,7 @@ pub fn run(args: &SolveArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("--report", args.report.as_deref()), false)?;
     let progress = Progress::new(config.progress);
-    let input = super::open_text(args.file.as_deref())?;
+    let input = super::open_text(args.file.as_deref(), config)?;
     if grundy::index::is_index(input.bytes()) {
         return Err(Error::Usage(format!(
             "{} is an index, which keeps a game's values but not its queries: answer a file of \
@@ -99,7 +99,7 @@ impl crate::app::cluster::Clustered for SolveArgs {
         let args = self;
         let format = check(args, true)?;
         super::rows_format(args.output_format, ("--report", args.report.as_deref()), true)?;
-        let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())])?;
+        let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())], config)?;
         let input = Arc::clone(&inputs[0]);
         let mut streams = Vec::new();
         if writes {

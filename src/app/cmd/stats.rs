@@ -20,7 +20,7 @@ pub fn run(args: &StatsArgs, config: &Config) -> Result<(), Error> {
     super::check_play((args.play, args.genus), (args.loopy, format, false))?;
     let play = args.play.play(args.genus);
     let progress = Progress::new(config.progress);
-    let input = super::open_text(args.file.as_deref())?;
+    let input = super::open_text(args.file.as_deref(), config)?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let html = args.html.as_deref();
     super::refuse_clobbering(&[("FILE", args.file.as_deref())], &[("--html", html)])?;

@@ -14,7 +14,7 @@ pub fn run(args: &ValuesArgs, config: &Config) -> Result<(), Error> {
     let format = check(args, false)?;
     let rows = super::rows_format(args.output_format, ("-o", args.output.as_deref()), false)?;
     let progress = Progress::new(config.progress);
-    let input = super::open_text(args.file.as_deref())?;
+    let input = super::open_text(args.file.as_deref(), config)?;
     let index = super::open_index(&input, &args.format, args.loopy, &args.index)?;
     let mut out = Sink::open_beside(args.output.as_deref(), &progress)?;
     let play = args.play.play(args.genus);
@@ -65,7 +65,7 @@ impl crate::app::cluster::Clustered for ValuesArgs {
         let format = check(args, true)?;
         super::rows_format(args.output_format, ("-o", args.output.as_deref()), true)?;
         let graph = cluster::graph_format(format);
-        let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())])?;
+        let inputs = cluster::open_inputs(&[("FILE", args.file.as_deref())], config)?;
         let input = Arc::clone(&inputs[0]);
         let mut streams = Vec::new();
         if writes {
