@@ -3,7 +3,7 @@
 //! strangers on a port (an HTTP request, a silent connection, a forged hello) neither end nor
 //! join a run that has a secret; a peer with the wrong secret is refused; a process that
 //! refuses its arguments makes its peers stop at once; `--processes` checks its arguments
-//! before it starts anything.
+//! before it starts anything. A changed byte anywhere in an input stops the run (issue 63).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -104,7 +104,7 @@ fn processes_that_differ_stop_naming_the_difference_and_write_nothing() {
     std::fs::write(b.join("g.txt"), b"3\n1 2\n1 2\n0\n1 0\n0\n").unwrap();
     let same_name: &[&str] = &["values", "g.txt", "-o", "v.csv"];
     let outputs = cluster(d, &[(same_name, &a), (same_name, &b)]);
-    all_fail_naming(&outputs, &["FILE is 18 bytes (sampled SHA-256 "], "another file");
+    all_fail_naming(&outputs, &["FILE is 18 bytes (XXH3-128 of every byte, "], "another file");
     assert!(!a.join("v.csv").exists(), "no output file");
 }
 
@@ -292,4 +292,32 @@ fn processes_checks_its_arguments_before_it_starts_any() {
         grundy().args(["values", f, "--processes", "2"]).env("TMPDIR", &temp).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(std::fs::read_dir(&temp).unwrap().next().is_none(), "no hosts file left");
+}
+
+#[test]
+fn a_changed_digit_between_the_old_sampled_blocks_stops_the_run() {
+    let dir = tempdir();
+    let d = dir.path();
+    let (a, b) = (d.join("a"), d.join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let original = a.join("g.txt");
+    let args = ["generate", "-n", "1000", "-q", "400000", "--max-tokens", "3", "--seed", "8"];
+    run(&[&args[..], &["-o", original.to_str().unwrap()]].concat(), None).ok();
+    let mut bytes = std::fs::read(&original).unwrap();
+    assert!(bytes.len() > 2 << 20, "a few MB: {}", bytes.len());
+    // The middle of the gap between sampled blocks 128 and 129 of the old fingerprint (256
+    // blocks of 4 KiB spread evenly): there, the next digit that is not a token's first, one
+    // up (a query's token of at most three digits stays a node of the 1000).
+    let step = (bytes.len() - 4096) / 255;
+    let from = step * 128 + 4096 + (step - 4096) / 2;
+    let at =
+        (from..bytes.len()).find(|&i| bytes[i - 1].is_ascii_digit() && bytes[i].is_ascii_digit());
+    let at = at.unwrap();
+    bytes[at] = b'0' + (bytes[at] - b'0' + 1) % 10;
+    std::fs::write(b.join("g.txt"), &bytes).unwrap();
+    let solve: &[&str] = &["solve", "g.txt", "-o", "out.txt"];
+    let outputs = cluster(d, &[(solve, &a), (solve, &b)]);
+    all_fail_naming(&outputs, &["does not run the same job: FILE is ", "XXH3-128"], "a digit");
+    assert!(!a.join("out.txt").exists(), "no output file");
 }
