@@ -3,12 +3,17 @@
 //! strangers on a port (an HTTP request, a silent connection, a forged hello) neither end nor
 //! join a run that has a secret; a peer with the wrong secret is refused; a process that
 //! refuses its arguments makes its peers stop at once; `--processes` checks its arguments
-//! before it starts anything. A changed byte anywhere in an input stops the run (issue 63).
+//! before it starts anything. Strangers that drip bytes at a port do not keep a cluster from
+//! forming, and are named when it cannot (issue 63); a changed byte anywhere in an input
+//! stops the run.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::cluster::free_addresses;
@@ -21,18 +26,24 @@ fn hosts(dir: &Path, n: usize) -> (PathBuf, Vec<String>) {
     (path, addresses)
 }
 
-/// Process `index` of the run in `hosts`: `args`, in folder `cwd`, holding `secret`.
-fn start(args: &[&str], hosts: &Path, index: usize, cwd: &Path, secret: &str) -> Child {
-    grundy()
+/// Process `index` of the run in `hosts`: `args`, in folder `cwd`, holding `secret`, with 8 s
+/// to connect.
+fn process(args: &[&str], hosts: &Path, index: usize, cwd: &Path, secret: &str) -> Command {
+    let mut command = grundy();
+    command
         .args(args)
         .args(["--hosts", hosts.to_str().unwrap(), "--process", &index.to_string()])
         .current_dir(cwd)
         .env("GRUNDY_SECRET", secret)
         .env("GRUNDY_CONNECT_SECONDS", "8")
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Starts [`process`].
+fn start(args: &[&str], hosts: &Path, index: usize, cwd: &Path, secret: &str) -> Child {
+    process(args, hosts, index, cwd, secret).spawn().unwrap()
 }
 
 fn stderr(out: &Output) -> String {
@@ -292,6 +303,110 @@ fn processes_checks_its_arguments_before_it_starts_any() {
         grundy().args(["values", f, "--processes", "2"]).env("TMPDIR", &temp).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(std::fs::read_dir(&temp).unwrap().next().is_none(), "no hosts file left");
+}
+
+/// Strangers at a port: each sends one byte of a well-formed hello every `every` (so a read
+/// timeout that each byte restarts never expires), and connects again when it is closed.
+struct Drippers {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<usize>,
+}
+
+impl Drippers {
+    /// `count` strangers at `address`, all connected when this returns.
+    fn start(address: &str, count: usize, every: Duration) -> Drippers {
+        let addr: std::net::SocketAddr = address.parse().unwrap();
+        let connect = move || TcpStream::connect_timeout(&addr, Duration::from_millis(200)).ok();
+        let mut hello = b"GRDY\x02\x00".to_vec();
+        for word in [1u32, 0, 2] {
+            hello.extend_from_slice(&word.to_le_bytes());
+        }
+        hello.extend_from_slice(&[9; 16]);
+        let mut strangers: Vec<(Option<TcpStream>, usize)> =
+            (0..count).map(|_| (connect(), 0)).collect();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let mut connections = count;
+            while !stopped.load(Ordering::Relaxed) {
+                for (stream, sent) in &mut strangers {
+                    let byte = [hello[*sent % hello.len()]];
+                    if stream.as_mut().is_some_and(|s| s.write_all(&byte).is_ok()) {
+                        *sent += 1;
+                    } else {
+                        // Closed: a new connection takes its place.
+                        (*stream, *sent) = (connect(), 0);
+                        connections += 1;
+                    }
+                }
+                std::thread::sleep(every);
+            }
+            connections
+        });
+        Drippers { stop, thread }
+    }
+
+    /// Stops them; how many connections they opened in all.
+    fn stop(self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap()
+    }
+}
+
+#[test]
+fn a_cluster_forms_while_strangers_drip_bytes_at_process_0() {
+    let dir = tempdir();
+    let file = dir.path().join("g.txt");
+    let f = file.to_str().unwrap();
+    run(&["generate", "-n", "20000", "-q", "10", "--seed", "6", "-o", f], None).ok();
+    let expected = run(&["values", f], None).ok();
+    let (hosts, addresses) = hosts(dir.path(), 2);
+    let zero = start(&["values", f], &hosts, 0, dir.path(), "drip");
+    drop(connect_when_listening(&addresses[0]));
+    // More strangers than handshakes under way at once (64), each a byte every 200 ms: the
+    // first 34-byte hello is complete after 6.8 s, so before the fix they held every place
+    // past the 8 s deadline and process 1 could not get in.
+    let drippers = Drippers::start(&addresses[0], 80, Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let one = start(&["values", f], &hosts, 1, dir.path(), "drip");
+    let (zero, one) = (zero.wait_with_output().unwrap(), one.wait_with_output().unwrap());
+    let took = started.elapsed();
+    let connections = drippers.stop();
+    assert_eq!(zero.status.code(), Some(0), "{}", stderr(&zero));
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert!(String::from_utf8_lossy(&zero.stdout) == expected, "process 0's rows");
+    assert!(stderr(&zero).is_empty() && stderr(&one).is_empty(), "{}", stderr(&zero));
+    assert!(took < Duration::from_secs(4), "formed in {took:?}, {connections} strangers");
+}
+
+#[test]
+fn strangers_that_keep_a_cluster_from_forming_are_named() {
+    let dir = tempdir();
+    let sample = repo_path("data/chess-sample.txt");
+    let (hosts, addresses) = hosts(dir.path(), 2);
+    // Process 1 never comes: the error must say what held the port meanwhile.
+    let mut zero = process(&["values", sample.to_str().unwrap()], &hosts, 0, dir.path(), "s");
+    let zero = zero.env("GRUNDY_CONNECT_SECONDS", "3").spawn().unwrap();
+    drop(connect_when_listening(&addresses[0]));
+    let drippers = Drippers::start(&addresses[0], 70, Duration::from_millis(500));
+    let zero = zero.wait_with_output().unwrap();
+    let connections = drippers.stop();
+    let text = stderr(&zero);
+    assert_eq!(zero.status.code(), Some(1), "{text}");
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.starts_with("error: process 1 (127.0.0.1:"), "{text}");
+    assert!(text.contains("did not connect within 3s; meanwhile "), "{text}");
+    // Every stranger is counted: those closed to make room, those still in a handshake.
+    let (count, rest) = text.split_once("; meanwhile ").unwrap().1.split_once(' ').unwrap();
+    let count: usize = count.parse().unwrap();
+    assert!(count >= 70 && count <= connections + 1, "{count} of {connections}: {text}");
+    assert!(
+        rest.starts_with("connections from 127.0.0.1 sent no valid hello (the last "),
+        "{text}"
+    );
+    assert!(text.contains("(the last was still in its handshake after "), "{text}");
+    assert!(text.contains("of a hello's 34 bytes)"), "{text}");
 }
 
 #[test]
