@@ -197,7 +197,7 @@ struct Verdict {
 }
 
 /// The connections from one address that failed at one point of the handshake: how many,
-/// and why the last did (at the deadline, one still holding a place).
+/// and why the last did (at the deadline, the one that had held its place longest).
 struct Strangers {
     ip: IpAddr,
     /// Whether they sent a well-formed hello (and failed later).
@@ -447,7 +447,7 @@ impl Accepting {
     fn stop(self) -> Vec<Stranger> {
         self.stop.store(true, Ordering::Relaxed);
         let _ = self.thread.join();
-        let pending = std::mem::take(&mut *self.door.pending());
+        let mut pending = std::mem::take(&mut *self.door.pending());
         let mut strangers: Vec<Stranger> = self
             .results
             .try_iter()
@@ -456,6 +456,9 @@ impl Accepting {
                 Accepted::Peer { .. } => None,
             })
             .collect();
+        // The newest first, so that the last of each address is the one that held its place
+        // longest: what kept the port busy.
+        pending.sort_by_key(|p| std::cmp::Reverse(p.ticket.started()));
         for p in &pending {
             let reason = format!("was still in its handshake {}", p.ticket.progress());
             strangers.push(Stranger { address: p.address, stage: p.ticket.stage(), reason });
