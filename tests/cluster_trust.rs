@@ -377,7 +377,7 @@ fn a_cluster_forms_while_strangers_drip_bytes_at_process_0() {
     assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
     assert!(String::from_utf8_lossy(&zero.stdout) == expected, "process 0's rows");
     assert!(stderr(&zero).is_empty() && stderr(&one).is_empty(), "{}", stderr(&zero));
-    assert!(took < Duration::from_secs(4), "formed in {took:?}, {connections} strangers");
+    assert!(took < Duration::from_secs(6), "formed in {took:?}, {connections} strangers");
 }
 
 #[test]
