@@ -3,12 +3,17 @@
 //! strangers on a port (an HTTP request, a silent connection, a forged hello) neither end nor
 //! join a run that has a secret; a peer with the wrong secret is refused; a process that
 //! refuses its arguments makes its peers stop at once; `--processes` checks its arguments
-//! before it starts anything.
+//! before it starts anything. Strangers that drip bytes at a port do not keep a cluster from
+//! forming, and are named when it cannot (issue 63); a changed byte anywhere in an input
+//! stops the run.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::cluster::free_addresses;
@@ -21,18 +26,24 @@ fn hosts(dir: &Path, n: usize) -> (PathBuf, Vec<String>) {
     (path, addresses)
 }
 
-/// Process `index` of the run in `hosts`: `args`, in folder `cwd`, holding `secret`.
-fn start(args: &[&str], hosts: &Path, index: usize, cwd: &Path, secret: &str) -> Child {
-    grundy()
+/// Process `index` of the run in `hosts`: `args`, in folder `cwd`, holding `secret`, with 8 s
+/// to connect.
+fn process(args: &[&str], hosts: &Path, index: usize, cwd: &Path, secret: &str) -> Command {
+    let mut command = grundy();
+    command
         .args(args)
         .args(["--hosts", hosts.to_str().unwrap(), "--process", &index.to_string()])
         .current_dir(cwd)
         .env("GRUNDY_SECRET", secret)
         .env("GRUNDY_CONNECT_SECONDS", "8")
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Starts [`process`].
+fn start(args: &[&str], hosts: &Path, index: usize, cwd: &Path, secret: &str) -> Child {
+    process(args, hosts, index, cwd, secret).spawn().unwrap()
 }
 
 fn stderr(out: &Output) -> String {
@@ -104,7 +115,7 @@ fn processes_that_differ_stop_naming_the_difference_and_write_nothing() {
     std::fs::write(b.join("g.txt"), b"3\n1 2\n1 2\n0\n1 0\n0\n").unwrap();
     let same_name: &[&str] = &["values", "g.txt", "-o", "v.csv"];
     let outputs = cluster(d, &[(same_name, &a), (same_name, &b)]);
-    all_fail_naming(&outputs, &["FILE is 18 bytes (sampled SHA-256 "], "another file");
+    all_fail_naming(&outputs, &["FILE is 18 bytes (XXH3-128 of every byte, "], "another file");
     assert!(!a.join("v.csv").exists(), "no output file");
 }
 
@@ -292,4 +303,137 @@ fn processes_checks_its_arguments_before_it_starts_any() {
         grundy().args(["values", f, "--processes", "2"]).env("TMPDIR", &temp).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(std::fs::read_dir(&temp).unwrap().next().is_none(), "no hosts file left");
+}
+
+/// Strangers at a port: each sends one byte of a well-formed hello every `every` (so a read
+/// timeout that each byte restarts never expires), and connects again when it is closed.
+struct Drippers {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<usize>,
+}
+
+impl Drippers {
+    /// `count` strangers at `address`, all connected when this returns.
+    fn start(address: &str, count: usize, every: Duration) -> Drippers {
+        let addr: std::net::SocketAddr = address.parse().unwrap();
+        let connect = move || TcpStream::connect_timeout(&addr, Duration::from_millis(200)).ok();
+        let mut hello = b"GRDY\x02\x00".to_vec();
+        for word in [1u32, 0, 2] {
+            hello.extend_from_slice(&word.to_le_bytes());
+        }
+        hello.extend_from_slice(&[9; 16]);
+        let mut strangers: Vec<(Option<TcpStream>, usize)> =
+            (0..count).map(|_| (connect(), 0)).collect();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let mut connections = count;
+            while !stopped.load(Ordering::Relaxed) {
+                for (stream, sent) in &mut strangers {
+                    let byte = [hello[*sent % hello.len()]];
+                    if stream.as_mut().is_some_and(|s| s.write_all(&byte).is_ok()) {
+                        *sent += 1;
+                    } else {
+                        // Closed: a new connection takes its place.
+                        (*stream, *sent) = (connect(), 0);
+                        connections += 1;
+                    }
+                }
+                std::thread::sleep(every);
+            }
+            connections
+        });
+        Drippers { stop, thread }
+    }
+
+    /// Stops them; how many connections they opened in all.
+    fn stop(self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap()
+    }
+}
+
+#[test]
+fn a_cluster_forms_while_strangers_drip_bytes_at_process_0() {
+    let dir = tempdir();
+    let file = dir.path().join("g.txt");
+    let f = file.to_str().unwrap();
+    run(&["generate", "-n", "20000", "-q", "10", "--seed", "6", "-o", f], None).ok();
+    let expected = run(&["values", f], None).ok();
+    let (hosts, addresses) = hosts(dir.path(), 2);
+    let zero = start(&["values", f], &hosts, 0, dir.path(), "drip");
+    drop(connect_when_listening(&addresses[0]));
+    // More strangers than handshakes under way at once (64), each a byte every 200 ms: the
+    // first 34-byte hello is complete after 6.8 s, so before the fix they held every place
+    // past the 8 s deadline and process 1 could not get in.
+    let drippers = Drippers::start(&addresses[0], 80, Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let one = start(&["values", f], &hosts, 1, dir.path(), "drip");
+    let (zero, one) = (zero.wait_with_output().unwrap(), one.wait_with_output().unwrap());
+    let took = started.elapsed();
+    let connections = drippers.stop();
+    assert_eq!(zero.status.code(), Some(0), "{}", stderr(&zero));
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert!(String::from_utf8_lossy(&zero.stdout) == expected, "process 0's rows");
+    assert!(stderr(&zero).is_empty() && stderr(&one).is_empty(), "{}", stderr(&zero));
+    assert!(took < Duration::from_secs(6), "formed in {took:?}, {connections} strangers");
+}
+
+#[test]
+fn strangers_that_keep_a_cluster_from_forming_are_named() {
+    let dir = tempdir();
+    let sample = repo_path("data/chess-sample.txt");
+    let (hosts, addresses) = hosts(dir.path(), 2);
+    // Process 1 never comes: the error must say what held the port meanwhile.
+    let mut zero = process(&["values", sample.to_str().unwrap()], &hosts, 0, dir.path(), "s");
+    let zero = zero.env("GRUNDY_CONNECT_SECONDS", "3").spawn().unwrap();
+    drop(connect_when_listening(&addresses[0]));
+    let drippers = Drippers::start(&addresses[0], 70, Duration::from_millis(500));
+    let zero = zero.wait_with_output().unwrap();
+    let connections = drippers.stop();
+    let text = stderr(&zero);
+    assert_eq!(zero.status.code(), Some(1), "{text}");
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.starts_with("error: process 1 (127.0.0.1:"), "{text}");
+    assert!(text.contains("did not connect within 3s; meanwhile "), "{text}");
+    // Every stranger is counted: those closed to make room, those still in a handshake.
+    let (count, rest) = text.split_once("; meanwhile ").unwrap().1.split_once(' ').unwrap();
+    let count: usize = count.parse().unwrap();
+    assert!(count >= 70 && count <= connections + 1, "{count} of {connections}: {text}");
+    assert!(
+        rest.starts_with("connections from 127.0.0.1 sent no valid hello (the last "),
+        "{text}"
+    );
+    // The one that held its place longest, still in its handshake at the deadline.
+    assert!(text.contains("(the last was still in its handshake after "), "{text}");
+    assert!(text.contains(", having sent "), "{text}");
+}
+
+#[test]
+fn a_changed_digit_between_the_old_sampled_blocks_stops_the_run() {
+    let dir = tempdir();
+    let d = dir.path();
+    let (a, b) = (d.join("a"), d.join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let original = a.join("g.txt");
+    let args = ["generate", "-n", "1000", "-q", "400000", "--max-tokens", "3", "--seed", "8"];
+    run(&[&args[..], &["-o", original.to_str().unwrap()]].concat(), None).ok();
+    let mut bytes = std::fs::read(&original).unwrap();
+    assert!(bytes.len() > 2 << 20, "a few MB: {}", bytes.len());
+    // The middle of the gap between sampled blocks 128 and 129 of the old fingerprint (256
+    // blocks of 4 KiB spread evenly): there, the next digit that is not a token's first, one
+    // up (a query's token of at most three digits stays a node of the 1000).
+    let step = (bytes.len() - 4096) / 255;
+    let from = step * 128 + 4096 + (step - 4096) / 2;
+    let at =
+        (from..bytes.len()).find(|&i| bytes[i - 1].is_ascii_digit() && bytes[i].is_ascii_digit());
+    let at = at.unwrap();
+    bytes[at] = b'0' + (bytes[at] - b'0' + 1) % 10;
+    std::fs::write(b.join("g.txt"), &bytes).unwrap();
+    let solve: &[&str] = &["solve", "g.txt", "-o", "out.txt"];
+    let outputs = cluster(d, &[(solve, &a), (solve, &b)]);
+    all_fail_naming(&outputs, &["does not run the same job: FILE is ", "XXH3-128"], "a digit");
+    assert!(!a.join("out.txt").exists(), "no output file");
 }

@@ -9,6 +9,12 @@
 //! cannot be reflected back). Without a secret the key is empty: the protocol is the same,
 //! and proves nothing (`--hosts` warns so).
 //!
+//! A handshake has a deadline for all of it ([`PATIENCE`]), not a timeout per read: a read
+//! timeout starts again with every byte, so a stranger sending one every few seconds would
+//! hold a listener's handshake as long as it liked. The listener's side shows how far it has
+//! come on a [`Ticket`], which the accepting thread reads to choose whom to close when
+//! strangers take all its places (`net`).
+//!
 //! Everything after the handshake (timely's data, the heartbeats) is neither encrypted nor
 //! authenticated: a private network or a tunnel is what keeps an eavesdropper out
 //! (docs/CLUSTER.md).
@@ -16,15 +22,17 @@
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use super::identity::Claim;
 
-/// How long one side of a handshake waits for each of the other's messages: a connection that
-/// says nothing for this long is closed, and the listener goes on accepting.
+/// How long one side of a handshake may take in all, from its first byte to the claims: a
+/// connection that has not finished by then is closed, and the listener goes on accepting. A
+/// peer's handshake takes two round trips.
 pub const PATIENCE: Duration = Duration::from_secs(5);
 
 /// "GRDY": the first bytes of every hello and of every answer.
@@ -140,6 +148,99 @@ impl Hello {
     }
 }
 
+/// How far a listener's handshake has come: the accepting thread closes the handshakes least
+/// far along first when it needs room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// Waiting for the hello, which a peer sends at once, in one segment.
+    Hello,
+    /// A well-formed hello came (anyone can send one): waiting for the proof of the secret.
+    Proof,
+    /// The caller proved the run's secret (or the run has none): exchanging claims.
+    Proven,
+}
+
+/// One accepted connection's handshake as the accepting thread sees it: when it started, how
+/// far it has come and how many bytes of a hello it sent. The accepting thread may close it
+/// to make room ([`Ticket::evict`]); the failure it then reports says so.
+#[derive(Debug)]
+pub struct Ticket {
+    started: Instant,
+    deadline: Instant,
+    stage: AtomicU8,
+    /// Bytes of the hello received so far.
+    received: AtomicUsize,
+    evicted: AtomicBool,
+}
+
+impl Ticket {
+    /// A handshake starting now, that must be over within `patience`.
+    pub fn new(patience: Duration) -> Ticket {
+        let started = Instant::now();
+        Ticket {
+            started,
+            deadline: started + patience,
+            stage: AtomicU8::new(Stage::Hello as u8),
+            received: AtomicUsize::new(0),
+            evicted: AtomicBool::new(false),
+        }
+    }
+
+    /// How far the handshake has come.
+    pub fn stage(&self) -> Stage {
+        match self.stage.load(Ordering::Relaxed) {
+            0 => Stage::Hello,
+            1 => Stage::Proof,
+            _ => Stage::Proven,
+        }
+    }
+
+    /// Records that the handshake has come to `stage`.
+    pub(super) fn reach(&self, stage: Stage) {
+        self.stage.store(stage as u8, Ordering::Relaxed);
+    }
+
+    /// When the connection was accepted.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// Marks the handshake as closed by the accepting thread, which then shuts its connection
+    /// down: its failure says it was closed to make room, not that the stranger closed it.
+    pub fn evict(&self) {
+        self.evicted.store(true, Ordering::Relaxed);
+    }
+
+    /// What the connection did, for a message: `after 2.1 s, having sent 3 of a hello's 34
+    /// bytes`.
+    pub fn progress(&self) -> String {
+        let seconds = self.started.elapsed().as_secs_f64();
+        let done = match self.stage() {
+            Stage::Hello => match self.received.load(Ordering::Relaxed) {
+                0 => "having sent nothing".to_string(),
+                got => format!("having sent {got} of a hello's {HELLO} bytes"),
+            },
+            Stage::Proof => "having sent a hello but no proof of the run's secret".into(),
+            Stage::Proven => "having proved the run's secret but sent no claim".into(),
+        };
+        format!("after {seconds:.1} s, {done}")
+    }
+
+    /// Why the handshake failed on `e`, a failed read or write.
+    fn failure(&self, e: io::Error) -> String {
+        if self.evicted.load(Ordering::Relaxed) {
+            return format!("was closed to make room for newer connections {}", self.progress());
+        }
+        match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+                format!("ran out of time {}", self.progress())
+            }
+            io::ErrorKind::UnexpectedEof => format!("closed the connection {}", self.progress()),
+            _ => e.to_string(),
+        }
+    }
+}
+
 /// Why a caller's handshake failed.
 #[derive(Debug)]
 pub enum CallError {
@@ -151,18 +252,19 @@ pub enum CallError {
 }
 
 /// The caller's side: sends `hello`, checks the listener's proof, proves the secret, and
-/// exchanges claims; returns the listener's claim.
+/// exchanges claims before `deadline`; returns the listener's claim.
 pub fn call(
-    mut stream: &TcpStream,
+    stream: &TcpStream,
     hello: Hello,
     secret: &Secret,
     claim: &Claim,
+    deadline: Instant,
 ) -> Result<Claim, CallError> {
     let retry = |e: io::Error| CallError::Retry(e.to_string());
     let hello_bytes = hello.bytes(&nonce().map_err(retry)?);
-    stream.write_all(&hello_bytes).map_err(retry)?;
+    write_by(stream, &hello_bytes, deadline).map_err(retry)?;
     let mut answer = [0u8; 4 + NONCE + TAG];
-    stream.read_exact(&mut answer).map_err(retry)?;
+    read_by(stream, &mut answer, deadline, None).map_err(|e| CallError::Retry(unanswered(e)))?;
     if answer[..4] != MAGIC {
         return Err(CallError::Retry("it answers, but not as a grundy process".into()));
     }
@@ -174,7 +276,7 @@ pub fn call(
     // this listener chose.
     let tag = secret.tag(b"grundy caller", &hello_bytes, &their_nonce).finalize().into_bytes();
     if !proved {
-        let _ = stream.write_all(&tag);
+        let _ = write_by(stream, &tag, deadline);
         return Err(CallError::Fatal(
             "it does not hold this run's secret: every process of a run needs the same one \
              (--secret-file or GRUNDY_SECRET)"
@@ -185,44 +287,101 @@ pub fn call(
     // delayed acknowledgement (Nagle's algorithm), 40 ms on Linux.
     let mut message = tag.to_vec();
     message.extend_from_slice(&claim_frame(claim).map_err(retry)?);
-    stream.write_all(&message).map_err(retry)?;
-    read_claim(stream).map_err(CallError::Retry)
+    write_by(stream, &message, deadline).map_err(retry)?;
+    read_claim(stream, deadline, |e| format!("sent no claim: {e}")).map_err(CallError::Retry)
+}
+
+/// Why a listener's answer to the hello did not come.
+fn unanswered(e: io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::UnexpectedEof => "it closed the connection without answering".into(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => "it did not answer in time".into(),
+        _ => e.to_string(),
+    }
 }
 
 /// The listener's side: reads the hello, proves the secret, checks the caller's proof, and
-/// exchanges claims. `Err` says why the connection is not a peer's (it is then closed, and the
-/// listener goes on accepting).
+/// exchanges claims, before the ticket's deadline, showing its progress on `ticket`. `Err`
+/// says why the connection is not a peer's (it is then closed, and the listener goes on
+/// accepting).
 pub fn answer(
-    mut stream: &TcpStream,
+    stream: &TcpStream,
     secret: &Secret,
     claim: &Claim,
+    ticket: &Ticket,
 ) -> Result<(Hello, Claim), String> {
-    let said = |e: io::Error| match e.kind() {
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
-            format!("said nothing for {} s", PATIENCE.as_secs())
-        }
-        io::ErrorKind::UnexpectedEof => "closed the connection during the handshake".into(),
-        _ => e.to_string(),
-    };
+    let failed = |e: io::Error| ticket.failure(e);
+    let deadline = ticket.deadline;
     let mut hello_bytes = [0u8; HELLO];
-    stream.read_exact(&mut hello_bytes).map_err(said)?;
+    // The magic first: anything else (an HTTP request, a scanner's probe) is closed at once,
+    // without waiting for a hello's worth of bytes.
+    let (magic, rest) = hello_bytes.split_at_mut(MAGIC.len());
+    read_by(stream, magic, deadline, Some(&ticket.received)).map_err(failed)?;
+    if *magic != MAGIC {
+        return Err("sent no grundy hello".into());
+    }
+    read_by(stream, rest, deadline, Some(&ticket.received)).map_err(failed)?;
     let hello = Hello::parse(&hello_bytes)?;
+    ticket.reach(Stage::Proof);
     let my_nonce = nonce().map_err(|e| e.to_string())?;
     let proof = secret.tag(b"grundy listener", &hello_bytes, &my_nonce).finalize().into_bytes();
     let mut answer = Vec::with_capacity(4 + NONCE + TAG);
     answer.extend_from_slice(&MAGIC);
     answer.extend_from_slice(&my_nonce);
     answer.extend_from_slice(&proof);
-    stream.write_all(&answer).map_err(said)?;
+    write_by(stream, &answer, deadline).map_err(failed)?;
     let mut tag = [0u8; TAG];
-    stream.read_exact(&mut tag).map_err(said)?;
+    read_by(stream, &mut tag, deadline, None).map_err(failed)?;
     let expected = secret.tag(b"grundy caller", &hello_bytes, &my_nonce);
     if expected.verify_slice(&tag).is_err() {
         return Err("did not prove it holds this run's secret".into());
     }
-    let theirs = read_claim(stream)?;
-    stream.write_all(&claim_frame(claim).map_err(said)?).map_err(said)?;
+    ticket.reach(Stage::Proven);
+    let theirs = read_claim(stream, deadline, failed)?;
+    write_by(stream, &claim_frame(claim).map_err(failed)?, deadline).map_err(failed)?;
     Ok((hello, theirs))
+}
+
+/// Fills `buf` from `stream` before `deadline`, each read waiting at most the time left;
+/// `counted` adds up the bytes as they come.
+fn read_by(
+    mut stream: &TcpStream,
+    buf: &mut [u8],
+    deadline: Instant,
+    counted: Option<&AtomicUsize>,
+) -> io::Result<()> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        stream.set_read_timeout(Some(time_left(deadline)?))?;
+        match stream.read(&mut buf[filled..]) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                filled += n;
+                if let Some(counted) = counted {
+                    counted.fetch_add(n, Ordering::Relaxed);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Writes all of `bytes` before `deadline` (a handshake's messages fit a socket's buffer: a
+/// write only waits on a peer that reads nothing).
+fn write_by(mut stream: &TcpStream, bytes: &[u8], deadline: Instant) -> io::Result<()> {
+    stream.set_write_timeout(Some(time_left(deadline)?))?;
+    stream.write_all(bytes)
+}
+
+/// The time left until `deadline`; past it, a timeout error.
+fn time_left(deadline: Instant) -> io::Result<Duration> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(io::ErrorKind::TimedOut.into());
+    }
+    Ok(left)
 }
 
 /// A fresh nonce from the operating system.
@@ -240,15 +399,20 @@ fn claim_frame(claim: &Claim) -> io::Result<Vec<u8>> {
     Ok(frame)
 }
 
-fn read_claim(mut stream: &TcpStream) -> Result<Claim, String> {
+/// Reads the other side's claim before `deadline`; `said` words a failed read.
+fn read_claim(
+    stream: &TcpStream,
+    deadline: Instant,
+    said: impl Fn(io::Error) -> String,
+) -> Result<Claim, String> {
     let mut length = [0u8; 4];
-    stream.read_exact(&mut length).map_err(|e| format!("sent no claim: {e}"))?;
+    read_by(stream, &mut length, deadline, None).map_err(&said)?;
     let length = u32::from_le_bytes(length);
     if length > MAX_CLAIM {
         return Err(format!("sent a claim of {length} bytes"));
     }
     let mut text = vec![0u8; length as usize];
-    stream.read_exact(&mut text).map_err(|e| format!("sent no claim: {e}"))?;
+    read_by(stream, &mut text, deadline, None).map_err(&said)?;
     serde_json::from_slice(&text).map_err(|e| format!("sent a malformed claim: {e}"))
 }
 
@@ -261,6 +425,7 @@ mod tests {
     use super::*;
     use crate::cluster::identity::Identity;
     use std::net::TcpListener;
+    use std::sync::Arc;
 
     /// Runs a listener holding `theirs` on a thread and a caller holding `mine` here.
     fn shake(mine: &Secret, theirs: &Secret) -> (Result<Claim, CallError>, Result<Hello, String>) {
@@ -269,15 +434,13 @@ mod tests {
         let theirs = theirs.clone();
         let server = std::thread::spawn(move || {
             let (stream, _) = listener.accept().unwrap();
-            stream.set_read_timeout(Some(PATIENCE)).unwrap();
             let claim = Claim::Run(Identity::new().with("side", "listener"));
-            answer(&stream, &theirs, &claim).map(|(hello, _)| hello)
+            answer(&stream, &theirs, &claim, &Ticket::new(PATIENCE)).map(|(hello, _)| hello)
         });
         let stream = TcpStream::connect(address).unwrap();
-        stream.set_read_timeout(Some(PATIENCE)).unwrap();
         let hello = Hello { channel: BEATS, from: 2, to: 1, processes: 3 };
         let claim = Claim::Run(Identity::new().with("side", "caller"));
-        let called = call(&stream, hello, mine, &claim);
+        let called = call(&stream, hello, mine, &claim, Instant::now() + PATIENCE);
         drop(stream);
         (called, server.join().unwrap())
     }
@@ -317,5 +480,79 @@ mod tests {
         let hello = Hello { channel: DATA, from: 5, to: 0, processes: 9 };
         assert_eq!(Hello::parse(&hello.bytes(&[7; NONCE])), Ok(hello));
         assert_eq!(format!("{:?}", Secret::from_text(b"x")), "Secret(set)");
+    }
+
+    /// Runs a listener's handshake with `ticket` against a caller that sends `hello`'s bytes
+    /// one at a time, every `drip`, until it is closed; the listener's failure and how long
+    /// it took.
+    fn drip(
+        ticket: Arc<Ticket>,
+        drip: Duration,
+        evict_after: Option<Duration>,
+    ) -> (String, Duration) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let dripping = std::thread::spawn(move || {
+            let mut stream = TcpStream::connect(address).unwrap();
+            let hello = Hello { channel: DATA, from: 1, to: 0, processes: 2 }.bytes(&[3; NONCE]);
+            for byte in hello.iter().cycle() {
+                if stream.write_all(&[*byte]).is_err() {
+                    return;
+                }
+                std::thread::sleep(drip);
+            }
+        });
+        let (stream, _) = listener.accept().unwrap();
+        if let Some(after) = evict_after {
+            let (ticket, stream) = (Arc::clone(&ticket), stream.try_clone().unwrap());
+            std::thread::spawn(move || {
+                std::thread::sleep(after);
+                ticket.evict();
+                stream.shutdown(std::net::Shutdown::Both).unwrap();
+            });
+        }
+        let started = Instant::now();
+        let claim = Claim::Run(Identity::new());
+        let failure = answer(&stream, &Secret::none(), &claim, &ticket).unwrap_err();
+        let took = started.elapsed();
+        drop(stream);
+        dripping.join().unwrap();
+        (failure, took)
+    }
+
+    #[test]
+    fn a_stranger_dripping_bytes_is_cut_off_at_the_deadline() {
+        // A byte every 50 ms would hold a per-read timeout of 300 ms for ever.
+        let ticket = Arc::new(Ticket::new(Duration::from_millis(300)));
+        let (failure, took) = drip(Arc::clone(&ticket), Duration::from_millis(50), None);
+        assert!(took < Duration::from_millis(1500), "{took:?}");
+        assert!(failure.starts_with("ran out of time after 0."), "{failure}");
+        assert!(failure.ends_with("of a hello's 34 bytes"), "{failure}");
+        assert_eq!(ticket.stage(), Stage::Hello);
+        // Closed by the accepting thread to make room: said so.
+        let ticket = Arc::new(Ticket::new(PATIENCE));
+        let after = Some(Duration::from_millis(200));
+        let (failure, took) = drip(ticket, Duration::from_millis(50), after);
+        assert!(took < Duration::from_millis(1500), "{took:?}");
+        assert!(failure.starts_with("was closed to make room for newer connections"), "{failure}");
+    }
+
+    #[test]
+    fn a_peer_is_proven_only_after_its_proof() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let secret = Secret::from_text(b"s");
+        let caller = std::thread::spawn(move || {
+            let stream = TcpStream::connect(address).unwrap();
+            let hello = Hello { channel: DATA, from: 1, to: 0, processes: 2 };
+            let claim = Claim::Run(Identity::new());
+            call(&stream, hello, &Secret::from_text(b"s"), &claim, Instant::now() + PATIENCE)
+        });
+        let (stream, _) = listener.accept().unwrap();
+        let ticket = Ticket::new(PATIENCE);
+        assert_eq!(ticket.stage(), Stage::Hello);
+        assert!(answer(&stream, &secret, &Claim::Run(Identity::new()), &ticket).is_ok());
+        assert_eq!(ticket.stage(), Stage::Proven);
+        assert!(caller.join().unwrap().is_ok());
     }
 }

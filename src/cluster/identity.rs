@@ -7,8 +7,9 @@
 //! sides' values. A process that refused its own arguments claims [`Claim::Refused`] with its
 //! message, so its peers fail at once with that message instead of waiting for it.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use xxhash_rust::xxh3::xxh3_128;
 
 use crate::io::input::Input;
 
@@ -40,13 +41,20 @@ impl Identity {
         self
     }
 
-    /// Adds the fingerprint of `input` under `name` (its argument, e.g. `FILE`).
+    /// Adds the fingerprint of `input` under `name` (its argument, e.g. `FILE`). With
+    /// `GRUNDY_TRACE` set, says on stderr how long it took.
     pub fn input(self, name: &str, input: &Input) -> Identity {
-        let value = fingerprint(input.bytes());
-        // Each sampled block's page fault maps the cached pages around it too (fault-around,
-        // up to 64 KiB): 256 of them left about 20 MB of the file resident in every process
-        // (measured on the 1M/10M file). Nothing is read yet, so every page can go.
-        input.release(0, input.bytes().len());
+        let started = std::time::Instant::now();
+        // Each block's pages are let go once hashed: nothing of the input is read yet, and a
+        // file larger than memory streams through.
+        let value = fingerprint_with(input.bytes(), BLOCK, |start, end| input.release(start, end));
+        if std::env::var_os("GRUNDY_TRACE").is_some() {
+            let (seconds, bytes) = (started.elapsed().as_secs_f64(), input.bytes().len() as f64);
+            eprintln!(
+                "trace: fingerprint of {name}: {bytes:.0} bytes in {seconds:.3} s ({:.2} GB/s)",
+                bytes / seconds.max(1e-9) / 1e9
+            );
+        }
         self.with(name, value)
     }
 
@@ -74,33 +82,47 @@ impl Identity {
     }
 }
 
-/// Bytes hashed per sampled block of an input.
-const BLOCK: usize = 4096;
-/// Blocks sampled from an input larger than `BLOCK * BLOCKS` (1 MiB, hashed whole): reading
-/// them costs each process about a millisecond on a cached file, and a few milliseconds of
-/// random reads on shared storage, whatever the file's size.
-const BLOCKS: usize = 256;
+/// Bytes per block of an input's fingerprint: one rayon task's work (about 2 ms at memory
+/// speed), few enough hashes to combine (64 per GiB).
+const BLOCK: usize = 16 << 20;
 
-/// An input's fingerprint: its size, and a SHA-256 of its size and of 256 blocks of 4 KiB
-/// spread evenly through it (the first and the last among them), or of all of it up to 1 MiB.
-/// Two files of the same size that differ only between the sampled blocks share a fingerprint:
-/// the check catches another file at the same path, not a changed byte in the middle of a big
-/// one (docs/CLUSTER.md).
+/// An input's fingerprint: its size, and the XXH3-128 of its size and of the XXH3-128 of
+/// each of its 16 MiB blocks, hashed in parallel, so that a changed byte anywhere changes it.
+/// XXH3 runs at memory speed; the cost is reading the whole input in every process
+/// (docs/CLUSTER.md gives the figures).
 pub fn fingerprint(bytes: &[u8]) -> String {
-    let mut hash = Sha256::new();
-    hash.update((bytes.len() as u64).to_le_bytes());
-    if bytes.len() <= BLOCK * BLOCKS {
-        hash.update(bytes);
-    } else {
-        let last = bytes.len() - BLOCK;
-        for k in 0..BLOCKS {
-            let start = (last as u128 * k as u128 / (BLOCKS - 1) as u128) as usize;
-            hash.update(&bytes[start..start + BLOCK]);
-        }
+    fingerprint_with(bytes, BLOCK, |_, _| {})
+}
+
+/// [`fingerprint`] in blocks of `block` bytes; `done(start, end)` is called on each block's
+/// range once it is hashed.
+fn fingerprint_with(bytes: &[u8], block: usize, done: impl Fn(usize, usize) + Sync) -> String {
+    let hashes: Vec<u128> = bytes
+        .par_chunks(block)
+        .enumerate()
+        .map(|(k, chunk)| {
+            let hash = xxh3_128(chunk);
+            done(k * block, k * block + chunk.len());
+            hash
+        })
+        .collect();
+    let digest = combine(bytes.len(), &hashes);
+    let size = match block % (1 << 20) {
+        0 => format!("{} MiB", block >> 20),
+        _ => format!("{block}-byte"),
+    };
+    format!("{} bytes (XXH3-128 of every byte, in {size} blocks: {digest:032x})", bytes.len())
+}
+
+/// The hash of an input of `len` bytes whose blocks hashed to `hashes`: the XXH3-128 of the
+/// length and the hashes, little-endian.
+fn combine(len: usize, hashes: &[u128]) -> u128 {
+    let mut all = Vec::with_capacity(8 + 16 * hashes.len());
+    all.extend_from_slice(&(len as u64).to_le_bytes());
+    for hash in hashes {
+        all.extend_from_slice(&hash.to_le_bytes());
     }
-    let digest = hash.finalize();
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    format!("{} bytes (sampled SHA-256 {hex})", bytes.len())
+    xxh3_128(&all)
 }
 
 #[cfg(test)]
@@ -123,26 +145,53 @@ mod tests {
     }
 
     #[test]
-    fn fingerprints_see_size_and_sampled_contents() {
+    fn fingerprints_see_every_byte_and_the_size() {
         let small = b"3\n1 1\n0\n".to_vec();
         let mut changed = small.clone();
         changed[0] = b'4';
         assert_ne!(fingerprint(&small), fingerprint(&changed));
-        assert!(fingerprint(&small).starts_with("8 bytes (sampled SHA-256 "));
-        // A large input: a byte in a sampled block (the first, the last) changes it; a byte
-        // between two blocks does not (the documented limit).
-        let big: Vec<u8> = (0..5_000_000u32).map(|i| b'0' + (i % 10) as u8).collect();
-        let base = fingerprint(&big);
-        let middle = (big.len() - BLOCK) * 128 / (BLOCKS - 1) + 7;
-        for at in [0, big.len() - 1, middle] {
+        assert!(fingerprint(&small).starts_with("8 bytes (XXH3-128 of every byte, in 16 MiB "));
+        // Blocks of 4 KiB here (16 MiB in use), so that the input spans many: a flipped bit
+        // anywhere, in the first block, the last, either side of a boundary, changes it.
+        let print = |bytes: &[u8]| fingerprint_with(bytes, 4096, |_, _| {});
+        let big: Vec<u8> = (0..200_000u32).map(|i| b'0' + (i % 10) as u8).collect();
+        let base = print(&big);
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut places = vec![0, 4095, 4096, 4097, big.len() - 1];
+        places.extend((0..200).map(|_| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % big.len() as u64) as usize
+        }));
+        for at in places {
             let mut other = big.clone();
             other[at] ^= 1;
-            assert_ne!(fingerprint(&other), base, "byte {at}");
+            assert_ne!(print(&other), base, "byte {at}");
         }
-        let step = (big.len() - BLOCK) / (BLOCKS - 1);
-        let mut between = big.clone();
-        between[step / 2 + BLOCK] ^= 1;
-        assert_eq!(fingerprint(&between), base);
-        assert_ne!(fingerprint(&big[1..]), base, "another size");
+        assert_ne!(print(&big[1..]), base, "another size");
+        // The length is hashed in, and the blocks' order counts.
+        assert_ne!(combine(10, &[1, 2]), combine(11, &[1, 2]));
+        assert_ne!(combine(10, &[1, 2]), combine(10, &[2, 1]));
+    }
+
+    #[test]
+    fn the_parallel_fingerprint_is_the_sequential_one() {
+        let bytes: Vec<u8> =
+            (0..300_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+        let sequential: Vec<u128> = bytes.chunks(4096).map(xxh3_128).collect();
+        let expected = format!("{:032x}", combine(bytes.len(), &sequential));
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let released = std::sync::Mutex::new(Vec::new());
+        let print = pool.install(|| {
+            fingerprint_with(&bytes, 4096, |start, end| released.lock().unwrap().push((start, end)))
+        });
+        assert!(print.ends_with(&format!("{expected})")), "{print}");
+        // Every block released once, none past the end.
+        let mut released = released.into_inner().unwrap();
+        released.sort();
+        let blocks: Vec<(usize, usize)> =
+            (0..bytes.len()).step_by(4096).map(|s| (s, (s + 4096).min(bytes.len()))).collect();
+        assert_eq!(released, blocks);
     }
 }

@@ -17,13 +17,13 @@
 //! normally says goodbye first, so its peers stop watching it.
 
 use std::io::{self, Read, Write};
-use std::net::{TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Once};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard, Once};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::handshake::{self, CallError, Hello, Secret, BEATS, DATA};
+use super::handshake::{self, CallError, Hello, Secret, Stage, Ticket, BEATS, DATA};
 use super::identity::Claim;
 use crate::error::Error;
 
@@ -40,9 +40,12 @@ pub fn connect_deadline() -> Duration {
 
 const ALIVE: u8 = b'.';
 const GOODBYE: u8 = b'!';
-/// Handshakes under way at once: more connections than this are closed unanswered, so a flood
-/// of connections cannot exhaust threads.
+/// Handshakes under way at once (each on a thread of its own), so that a flood of connections
+/// cannot exhaust threads. When a connection comes and all are taken, a stranger's is closed
+/// to make room: of those least far along, the oldest ([`make_room`]).
 const HANDSHAKES: usize = 64;
+/// Addresses told apart in the count of strangers: a flood from more is counted, not listed.
+const STRANGER_ADDRESSES: usize = 256;
 
 /// The processes of a cluster and this process's place among them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,9 +151,12 @@ pub fn connect(peers: &Peers, listener: Option<TcpListener>, claim: &Claim) -> R
                 verdict.judge(peers, from, claim, &theirs);
                 mesh.place(from, hello.channel, stream);
             }
-            Ok(Accepted::Stranger { address, reason }) => verdict.stranger(address, reason),
+            Ok(Accepted::Stranger(stranger)) => verdict.stranger(stranger),
             Err(_) if Instant::now() >= deadline => {
-                accepting.stop();
+                // The handshakes still under way held the port too: they are named with the rest.
+                for stranger in accepting.stop() {
+                    verdict.stranger(stranger);
+                }
                 if let Some(e) = verdict.difference {
                     return Err(failed(e));
                 }
@@ -164,7 +170,8 @@ pub fn connect(peers: &Peers, listener: Option<TcpListener>, claim: &Claim) -> R
             Err(_) => {}
         }
     }
-    accepting.stop();
+    // Strangers still in a handshake are closed now; they held nothing up.
+    drop(accepting.stop());
     if let Some(e) = verdict.difference {
         return Err(failed(e));
     }
@@ -180,11 +187,23 @@ fn failed(message: String) -> Error {
 }
 
 /// What the handshakes so far say of the run: the first difference found, and the
-/// connections that were not a peer's.
+/// connections that were not a peer's, by address.
 #[derive(Default)]
 struct Verdict {
     difference: Option<String>,
-    strangers: Vec<(String, String)>,
+    strangers: Vec<Strangers>,
+    /// All the strangers, those of addresses past [`STRANGER_ADDRESSES`] included.
+    count: usize,
+}
+
+/// The connections from one address that failed at one point of the handshake: how many,
+/// and why the last did (at the deadline, the one that had held its place longest).
+struct Strangers {
+    ip: IpAddr,
+    /// Whether they sent a well-formed hello (and failed later).
+    hello: bool,
+    count: usize,
+    last: String,
 }
 
 impl Verdict {
@@ -206,21 +225,46 @@ impl Verdict {
         self.difference.get_or_insert(difference);
     }
 
-    fn stranger(&mut self, address: String, reason: String) {
-        self.strangers.push((address, reason));
+    fn stranger(&mut self, stranger: Stranger) {
+        self.count += 1;
+        let (ip, hello) = (stranger.address.ip(), stranger.stage > Stage::Hello);
+        let full = self.strangers.len() >= STRANGER_ADDRESSES;
+        match self.strangers.iter_mut().find(|s| s.ip == ip && s.hello == hello) {
+            Some(seen) => {
+                seen.count += 1;
+                seen.last = stranger.reason;
+            }
+            None if full => {}
+            None => {
+                self.strangers.push(Strangers { ip, hello, count: 1, last: stranger.reason });
+            }
+        }
     }
 
-    /// `; 2 connections refused meanwhile (the first, from 1.2.3.4:5: it sent no grundy
-    /// hello)`, or nothing.
+    /// What held the port: `; meanwhile 70 connections from 10.0.0.9 sent no valid hello
+    /// (the last ran out of time after 5.0 s, having sent 3 of a hello's 34 bytes), 1
+    /// connection from ...`, the three largest groups, or nothing.
     fn strangers_seen(&self) -> String {
-        match self.strangers.first() {
-            None => String::new(),
-            Some((address, reason)) => format!(
-                "; {} connection{} refused meanwhile (the first, from {address}: it {reason})",
-                self.strangers.len(),
-                if self.strangers.len() == 1 { "" } else { "s" }
-            ),
+        if self.count == 0 {
+            return String::new();
         }
+        let mut groups: Vec<&Strangers> = self.strangers.iter().collect();
+        groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+        let shown = &groups[..groups.len().min(3)];
+        let mut parts: Vec<String> = shown
+            .iter()
+            .map(|g| {
+                let what = if g.hello { "failed the handshake" } else { "sent no valid hello" };
+                let which = if g.count == 1 { "it" } else { "the last" };
+                let s = if g.count == 1 { "" } else { "s" };
+                format!("{} connection{s} from {} {what} ({which} {})", g.count, g.ip, g.last)
+            })
+            .collect();
+        let rest = self.count - shown.iter().map(|g| g.count).sum::<usize>();
+        if rest > 0 {
+            parts.push(format!("{rest} more from other addresses"));
+        }
+        format!("; meanwhile {}", parts.join(", "))
     }
 }
 
@@ -235,9 +279,10 @@ fn call_until(
 ) -> Result<(TcpStream, Claim), Error> {
     let address = &peers.addresses[j];
     loop {
-        let attempt = connect_once(address, quick).map_err(|e| CallError::Retry(e.to_string()));
+        let attempt = connect_once(address).map_err(|e| CallError::Retry(e.to_string()));
         let called = attempt.and_then(|stream| {
-            handshake::call(&stream, hello, &peers.secret, claim).map(|theirs| (stream, theirs))
+            let by = Instant::now() + quick;
+            handshake::call(&stream, hello, &peers.secret, claim, by).map(|theirs| (stream, theirs))
         });
         match called {
             Ok(done) => return Ok(done),
@@ -254,14 +299,12 @@ fn call_until(
     }
 }
 
-/// One connection to `address`, with `quick` as its timeouts until the handshake is over.
-fn connect_once(address: &str, quick: Duration) -> io::Result<TcpStream> {
+/// One connection to `address` (the handshake sets its timeouts).
+fn connect_once(address: &str) -> io::Result<TcpStream> {
     let mut addrs = address.to_socket_addrs()?;
     let addr = addrs.next().ok_or_else(|| io::Error::other("no address"))?;
     let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
     stream.set_nodelay(true)?;
-    stream.set_read_timeout(Some(quick))?;
-    stream.set_write_timeout(Some(quick))?;
     Ok(stream)
 }
 
@@ -270,15 +313,105 @@ enum Accepted {
     /// A process of the run (it proved the secret) and its claim.
     Peer { hello: Hello, claim: Claim, stream: TcpStream },
     /// Not a peer: closed.
-    Stranger { address: String, reason: String },
+    Stranger(Stranger),
+}
+
+/// A connection that was not a peer's: where from, how far its handshake came and why it
+/// failed.
+struct Stranger {
+    address: SocketAddr,
+    stage: Stage,
+    reason: String,
+}
+
+/// A handshake under way, as the accepting thread keeps it.
+struct Pending {
+    ticket: Arc<Ticket>,
+    /// A handle on its connection, to close it.
+    stream: TcpStream,
+    address: SocketAddr,
+}
+
+impl Pending {
+    /// Closes the connection: its handshake's next read fails at once, saying it was closed.
+    fn close(&self) {
+        self.ticket.evict();
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}
+
+/// What every handshake of the listener needs, and the handshakes under way.
+#[derive(Clone)]
+struct Door {
+    secret: Secret,
+    claim: Claim,
+    quick: Duration,
+    results: mpsc::Sender<Accepted>,
+    pending: Arc<Mutex<Vec<Pending>>>,
+}
+
+impl Door {
+    fn pending(&self) -> MutexGuard<'_, Vec<Pending>> {
+        // A handshake thread that panicked leaves the list as it was: still a list.
+        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs the handshake of a connection just accepted on a thread of its own, making room
+    /// first if [`HANDSHAKES`] are under way.
+    fn admit(&self, stream: TcpStream, address: SocketAddr) {
+        let Ok(handle) = stream.try_clone() else { return };
+        let ticket = Arc::new(Ticket::new(self.quick));
+        {
+            let mut pending = self.pending();
+            if pending.len() >= HANDSHAKES {
+                make_room(&mut pending, self.secret.is_set());
+            }
+            pending.push(Pending { ticket: Arc::clone(&ticket), stream: handle, address });
+        }
+        let door = self.clone();
+        let mine = Arc::clone(&ticket);
+        let spawned = thread::Builder::new().name("grundy:handshake".into()).spawn(move || {
+            let result = welcome(stream, &door.secret, &door.claim, &mine);
+            let result = result.unwrap_or_else(|reason| {
+                Accepted::Stranger(Stranger { address, stage: mine.stage(), reason })
+            });
+            door.pending().retain(|p| !Arc::ptr_eq(&p.ticket, &mine));
+            let _ = door.results.send(result);
+        });
+        if spawned.is_err() {
+            // No thread: the connection closes, as if refused.
+            self.pending().retain(|p| !Arc::ptr_eq(&p.ticket, &ticket));
+        }
+    }
+}
+
+/// Closes one stranger's handshake to make room for a new connection: of those least far
+/// along, the oldest. A peer sends its hello at once and proves the secret one round trip
+/// later, so it is rarely either; strangers that send nothing, or a byte at a time, are
+/// both. A handshake that proved the run's secret is a peer's and is kept (without a secret
+/// the proof proves nothing, and every handshake may be closed); if all are, none is closed
+/// and the new one runs beside them (there are then at most twice as many as peers, plus one).
+fn make_room(pending: &mut Vec<Pending>, secret: bool) {
+    let closable = |p: &&Pending| !secret || p.ticket.stage() < Stage::Proven;
+    let oldest = pending
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| closable(p))
+        .min_by_key(|(_, p)| (p.ticket.stage(), p.ticket.started()))
+        .map(|(i, _)| i);
+    if let Some(i) = oldest {
+        pending.swap_remove(i).close();
+    }
 }
 
 /// The listener's thread: every accepted connection's handshake runs on a thread of its own,
-/// with its own deadline, so a silent connection holds nothing but that thread.
+/// with its own deadline, so a silent connection holds nothing but that thread, until its
+/// deadline or until its place is needed.
 struct Accepting {
     results: mpsc::Receiver<Accepted>,
     stop: Arc<AtomicBool>,
     thread: thread::JoinHandle<()>,
+    door: Door,
 }
 
 impl Accepting {
@@ -290,42 +423,48 @@ impl Accepting {
     ) -> Result<Accepting, Error> {
         listener.set_nonblocking(true).map_err(|e| failed(format!("cannot listen: {e}")))?;
         let (send, results) = mpsc::channel();
+        let pending = Arc::new(Mutex::new(Vec::with_capacity(HANDSHAKES + 1)));
+        let door = Door { secret, claim, quick, results: send, pending };
         let stop = Arc::new(AtomicBool::new(false));
-        let stopped = Arc::clone(&stop);
-        let busy = Arc::new(AtomicUsize::new(0));
+        let (stopped, at_door) = (Arc::clone(&stop), door.clone());
         let thread = thread::Builder::new()
             .name("grundy:accept".into())
             .spawn(move || {
                 while !stopped.load(Ordering::Relaxed) {
                     match listener.accept() {
-                        Ok((stream, address)) if busy.load(Ordering::Relaxed) < HANDSHAKES => {
-                            let (send, secret, claim) =
-                                (send.clone(), secret.clone(), claim.clone());
-                            let busy = Arc::clone(&busy);
-                            busy.fetch_add(1, Ordering::Relaxed);
-                            let _ = thread::Builder::new().name("grundy:handshake".into()).spawn(
-                                move || {
-                                    let result = welcome(stream, &secret, &claim, quick);
-                                    let _ = send.send(result.unwrap_or_else(|reason| {
-                                        Accepted::Stranger { address: address.to_string(), reason }
-                                    }));
-                                    busy.fetch_sub(1, Ordering::Relaxed);
-                                },
-                            );
-                        }
-                        Ok(_) => {}
+                        Ok((stream, address)) => at_door.admit(stream, address),
                         Err(_) => thread::sleep(Duration::from_millis(5)),
                     }
                 }
             })
             .map_err(|e| failed(format!("cannot listen: {e}")))?;
-        Ok(Accepting { results, stop, thread })
+        Ok(Accepting { results, stop, thread, door })
     }
 
-    /// Stops accepting: the listening socket is closed, later connections are refused.
-    fn stop(self) {
+    /// Stops accepting (the listening socket is closed, later connections are refused) and
+    /// closes the handshakes still under way; returns the strangers not yet received, those
+    /// closed here among them.
+    fn stop(self) -> Vec<Stranger> {
         self.stop.store(true, Ordering::Relaxed);
         let _ = self.thread.join();
+        let mut pending = std::mem::take(&mut *self.door.pending());
+        let mut strangers: Vec<Stranger> = self
+            .results
+            .try_iter()
+            .filter_map(|a| match a {
+                Accepted::Stranger(stranger) => Some(stranger),
+                Accepted::Peer { .. } => None,
+            })
+            .collect();
+        // The newest first, so that the last of each address is the one that held its place
+        // longest: what kept the port busy.
+        pending.sort_by_key(|p| std::cmp::Reverse(p.ticket.started()));
+        for p in &pending {
+            let reason = format!("was still in its handshake {}", p.ticket.progress());
+            strangers.push(Stranger { address: p.address, stage: p.ticket.stage(), reason });
+            p.close();
+        }
+        strangers
     }
 }
 
@@ -334,13 +473,11 @@ fn welcome(
     stream: TcpStream,
     secret: &Secret,
     claim: &Claim,
-    quick: Duration,
+    ticket: &Ticket,
 ) -> Result<Accepted, String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
     stream.set_nodelay(true).map_err(|e| e.to_string())?;
-    stream.set_read_timeout(Some(quick)).map_err(|e| e.to_string())?;
-    stream.set_write_timeout(Some(quick)).map_err(|e| e.to_string())?;
-    let (hello, claim) = handshake::answer(&stream, secret, claim)?;
+    let (hello, claim) = handshake::answer(&stream, secret, claim, ticket)?;
     Ok(Accepted::Peer { hello, claim, stream })
 }
 
@@ -497,5 +634,64 @@ mod tests {
         assert!(results[0].as_ref().unwrap_err().starts_with("process 2 (127.0.0.1:"));
         let refused = connect_all(vec![claim("values"), Claim::Refused("no".into())], vec!["s"; 2]);
         assert!(refused[0].as_ref().unwrap_err().ends_with("refused to run: no"), "{refused:?}");
+    }
+
+    #[test]
+    fn strangers_are_counted_by_address_and_the_largest_groups_named() {
+        let mut verdict = Verdict::default();
+        assert_eq!(verdict.strangers_seen(), "");
+        let mut stranger = |ip: &str, stage: Stage, reason: &str| {
+            let address = SocketAddr::new(ip.parse().unwrap(), 4000);
+            verdict.stranger(Stranger { address, stage, reason: reason.into() });
+        };
+        for k in 0..70 {
+            stranger("10.0.0.9", Stage::Hello, &format!("ran out of time {k}"));
+        }
+        stranger("10.0.0.7", Stage::Proof, "did not prove it holds this run's secret");
+        for ip in ["10.0.0.1", "10.0.0.2", "10.0.0.3"] {
+            stranger(ip, Stage::Hello, "sent no grundy hello");
+        }
+        assert_eq!(
+            verdict.strangers_seen(),
+            "; meanwhile 70 connections from 10.0.0.9 sent no valid hello (the last ran out of \
+             time 69), 1 connection from 10.0.0.7 failed the handshake (it did not prove it \
+             holds this run's secret), 1 connection from 10.0.0.1 sent no valid hello (it sent \
+             no grundy hello), 2 more from other addresses"
+        );
+    }
+
+    #[test]
+    fn room_is_made_by_closing_the_stranger_least_far_along_the_oldest_first() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        // Handshakes at these stages, the oldest first.
+        let stages = [Stage::Proof, Stage::Hello, Stage::Proven, Stage::Hello];
+        let mut pending: Vec<Pending> = stages
+            .iter()
+            .map(|&stage| {
+                thread::sleep(Duration::from_millis(2));
+                let ticket = Arc::new(Ticket::new(handshake::PATIENCE));
+                ticket.reach(stage);
+                let stream = TcpStream::connect(address).unwrap();
+                Pending { ticket, stream, address }
+            })
+            .collect();
+        let order = |pending: &Vec<Pending>| {
+            let mut order: Vec<(Instant, Stage)> =
+                pending.iter().map(|p| (p.ticket.started(), p.ticket.stage())).collect();
+            order.sort();
+            order.into_iter().map(|(_, stage)| stage).collect::<Vec<Stage>>()
+        };
+        use Stage::{Hello, Proof, Proven};
+        make_room(&mut pending, true);
+        assert_eq!(order(&pending), [Proof, Proven, Hello], "the oldest of those least far along");
+        make_room(&mut pending, true);
+        assert_eq!(order(&pending), [Proof, Proven]);
+        make_room(&mut pending, true);
+        assert_eq!(order(&pending), [Proven]);
+        make_room(&mut pending, true);
+        assert_eq!(order(&pending), [Proven], "a peer that proved the secret is kept");
+        make_room(&mut pending, false);
+        assert!(pending.is_empty(), "without a secret, a proof proves nothing");
     }
 }
