@@ -20,7 +20,7 @@ use hyper::service::Service;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
@@ -31,6 +31,12 @@ use crate::error::Error;
 /// The most a connection buffers each way, its request's head included (hyper's default is
 /// 400 KiB): what a held connection may cost is this twice, whatever its client sends.
 const BUFFER: usize = 64 << 10;
+
+/// Connections the kernel queues before they are accepted (it caps this at
+/// `net.core.somaxconn`, 4096 by default since Linux 5.4). Past it, a new connection's SYN is
+/// dropped and its client tries again a second later or more: a flood must not fill it
+/// before the loop has made room (tokio's `bind` asks for 1024).
+const BACKLOG: u32 = 4096;
 
 /// How long the loop pauses after a failed accept that is not one connection's fault (no
 /// descriptors left): trying again at once would spin.
@@ -44,9 +50,7 @@ pub async fn run(
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), Error> {
     let address = options.listen.to_string();
-    let listener = TcpListener::bind(options.listen)
-        .await
-        .map_err(|e| Error::io(&address, "cannot listen", e))?;
+    let listener = bind(options.listen).map_err(|e| Error::io(&address, "cannot listen", e))?;
     let bound = listener.local_addr().map_err(|e| Error::io(&address, "cannot listen", e))?;
     let stop = stop_signal().map_err(|e| Error::io(&address, "cannot watch for signals", e))?;
     ready(bound);
@@ -96,6 +100,19 @@ pub async fn run(
     Ok(())
 }
 
+/// A listener on `address`, with a queue of [`BACKLOG`] connections.
+fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = match address {
+        SocketAddr::V4(_) => TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => TcpSocket::new_v6()?,
+    };
+    // As `TcpListener::bind` does: a restarted server binds at once, past the old one's
+    // connections in TIME_WAIT.
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(BACKLOG)
+}
+
 /// A slot for a new connection: a free one, else one made by closing the connection that has
 /// waited longest for a head, else the first to free. `None` if the slots were closed (never).
 async fn slot(slots: &Arc<Semaphore>, conns: &Conns) -> Option<OwnedSemaphorePermit> {
@@ -125,7 +142,8 @@ async fn drive(
     slot: OwnedSemaphorePermit,
 ) {
     let mut phase = conn.watch();
-    tokio::pin!(connection);
+    // Boxed, so that it can be dropped (the socket closed or reset) before the slot is freed.
+    let mut connection = Box::pin(connection);
     loop {
         let now = *phase.borrow_and_update();
         if now.closed {
@@ -135,7 +153,7 @@ async fn drive(
         tokio::select! {
             // A connection that fails (reset, a malformed head, its head too slow) concerns
             // its client only.
-            _ = &mut connection => break,
+            _ = connection.as_mut() => break,
             changed = phase.changed() => if changed.is_err() { break },
             () = until(now.deadline.map(|d| d + GRACE)) => {
                 reset_on_close(socket);

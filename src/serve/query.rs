@@ -134,10 +134,12 @@ pub async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Resp
     let (frames, body) = mpsc::channel(QUEUE);
     tokio::spawn(forward(request.into_body(), frames, limits.clone()));
     let (sender, mut rows) = mpsc::channel(QUEUE);
-    let (game, thread_limits) = (shared.game.clone(), limits.clone());
+    // The slot is held by the answering thread and by the rows' stream: the answer's memory
+    // (its rows queued for a client that does not read, too) until both are done.
+    let slot = Arc::new(slot);
+    let (game, thread_limits, thread_slot) = (shared.game.clone(), limits.clone(), slot.clone());
     tokio::task::spawn_blocking(move || {
-        // The slot is this thread's: the answer's memory is held until it returns.
-        let _slot = slot;
+        let _slot = thread_slot;
         let mut out = Chunks::new(sender.clone(), thread_limits.clone());
         let body = BodyReader { frames: body, current: Bytes::new() };
         let result = answer_body(&game, body, declared.is_none(), &thread_limits, &mut out);
@@ -154,7 +156,9 @@ pub async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Resp
             error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
         }
         (Ok(Some(Out::Done(Err(e), _))), _) => error(StatusCode::BAD_REQUEST, &e.to_string()),
-        (Ok(Some(Out::Rows(first))), _) => csv(Body::from_stream(stream(first, rows, deadline))),
+        (Ok(Some(Out::Rows(first))), _) => {
+            csv(Body::from_stream(stream(first, rows, deadline, slot)))
+        }
     }
 }
 
@@ -168,17 +172,19 @@ async fn query_slot(shared: &Shared, deadline: Instant) -> Option<OwnedSemaphore
 
 /// The rows after the `first` chunk, as they come, until the end, an error or the deadline
 /// (an error or the deadline ends the response without its last chunk). The deadline is
-/// looked at before every chunk: a client that reads slowly finds the rows always ready.
+/// looked at before every chunk: a client that reads slowly finds the rows always ready. The
+/// query `slot` is held until the stream is dropped.
 fn stream(
     first: Bytes,
     rows: mpsc::Receiver<Out>,
     deadline: Instant,
+    slot: Arc<OwnedSemaphorePermit>,
 ) -> impl futures_util::Stream<Item = io::Result<Bytes>> {
     futures_util::stream::unfold(
-        (rows, Some(first), false),
-        move |(mut rows, next, done)| async move {
+        (rows, Some(first), false, slot),
+        move |(mut rows, next, done, slot)| async move {
             if let Some(bytes) = next {
-                return Some((Ok(bytes), (rows, None, done)));
+                return Some((Ok(bytes), (rows, None, done, slot)));
             }
             if done {
                 return None;
@@ -186,13 +192,13 @@ fn stream(
             let late = || io::Error::other("the request took longer than --timeout");
             let item = match tokio::time::timeout_at(deadline, rows.recv()).await {
                 _ if Instant::now() >= deadline => Err(late()),
-                Ok(Some(Out::Rows(bytes))) => return Some((Ok(bytes), (rows, None, false))),
+                Ok(Some(Out::Rows(bytes))) => return Some((Ok(bytes), (rows, None, false, slot))),
                 Ok(Some(Out::Done(Ok(()), held))) => Ok(Bytes::from(held)),
                 Ok(Some(Out::Done(Err(e), _))) => Err(io::Error::other(e.to_string())),
                 Ok(None) => Err(io::Error::other("the query's answer stopped")),
                 Err(_) => Err(late()),
             };
-            Some((item, (rows, None, true)))
+            Some((item, (rows, None, true, slot)))
         },
     )
 }
@@ -397,6 +403,27 @@ impl Chunks {
         Chunks { sender, held: Vec::new(), taken: 0, sent: false, closed: false, limits }
     }
 
+    /// Takes `bytes` (whole rows), sending the rows held whenever they fill a [`CHUNK`]: a
+    /// piece of rows can be megabytes, and the queue then holds [`QUEUE`] chunks, not pieces.
+    /// Chunks end at rows' ends.
+    fn take(&mut self, bytes: &[u8]) {
+        for part in bytes.chunks(CHUNK) {
+            if self.closed {
+                return;
+            }
+            self.held.extend_from_slice(part);
+            if self.held.len() < CHUNK {
+                continue;
+            }
+            // A row longer than a chunk is held until it ends.
+            if let Some(end) = self.held.iter().rposition(|&b| b == b'\n') {
+                let rest = self.held.split_off(end + 1);
+                self.send();
+                self.held = rest;
+            }
+        }
+    }
+
     /// Sends the rows held.
     fn send(&mut self) {
         let rows = Bytes::from(std::mem::take(&mut self.held));
@@ -413,20 +440,19 @@ impl Put for Chunks {
         let room = self.limits.answer.saturating_sub(self.taken);
         if bytes.len() as u64 <= room {
             self.taken += bytes.len() as u64;
-            self.held.extend_from_slice(bytes);
-            if self.held.len() >= CHUNK {
-                self.send();
-            }
+            self.take(bytes);
             return Ok(());
         }
-        // Past the limit: the whole rows within it go out when some were sent already (the
-        // response is then cut); when none were, the answer is a 413.
+        // Past the limit: when rows were sent already, the whole rows within it go out too
+        // (and the response is then cut); when none were, the answer is a 413.
         self.limits.fault(ANSWER_OVER);
         if self.sent {
             let fits = &bytes[..room as usize];
             let whole = fits.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            self.held.extend_from_slice(&fits[..whole]);
-            self.send();
+            self.take(&fits[..whole]);
+            if !self.held.is_empty() && !self.closed {
+                self.send();
+            }
         }
         let over = io::Error::other("the answer is longer than --answer-limit");
         Err(IoError::file("<response>", "cannot write", over))
