@@ -817,3 +817,78 @@ fn half_closed_clients_get_their_answer() {
     let response = read_response(&mut post);
     assert_eq!(response.body, run(&["query", s(&game), "-"], Some(body.as_bytes())).stdout);
 }
+
+/// Issue 63 item 2, on a keep-alive connection: the deadline is each request's (the
+/// connection outlives `--timeout` while its requests come), and between requests the head
+/// deadline holds: an idle connection is closed after `--head-timeout`.
+#[test]
+fn keep_alive_connections_get_a_deadline_per_request() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &["--timeout", "1", "--head-timeout", "0.6"]);
+    let mut stream = server.connect();
+    let started = std::time::Instant::now();
+    for node in [0, 1, 2, 0, 1] {
+        let head = format!("GET /v1/position/1/{node} HTTP/1.1\r\nHost: x\r\n\r\n");
+        stream.write_all(head.as_bytes()).expect("get");
+        // One response: its head, then Content-Length bytes of body.
+        let mut bytes = Vec::new();
+        let mut byte = [0u8; 1];
+        while !bytes.ends_with(b"\r\n\r\n") {
+            assert_eq!(stream.read(&mut byte).expect("a response"), 1, "closed at {node}");
+            bytes.push(byte[0]);
+        }
+        let head = String::from_utf8(bytes).expect("an ASCII head");
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        let length = head
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase().strip_prefix("content-length:").map(str::to_string)
+            })
+            .expect("a length");
+        let mut body = vec![0u8; length.trim().parse().expect("a number")];
+        stream.read_exact(&mut body).expect("the body");
+        let position: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(position["node"], node);
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    assert!(started.elapsed() > Duration::from_millis(1800));
+    let idle = std::time::Instant::now();
+    assert_eq!(stream.read(&mut [0u8; 1]).expect("closed by the server"), 0);
+    let waited = idle.elapsed();
+    assert!(waited < Duration::from_millis(1500), "an idle connection held for {waited:?}");
+}
+
+/// The threads of `server`'s process, from /proc.
+fn threads(server: &Server) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id()))
+        .expect("the server's status");
+    let line = status.lines().find(|l| l.starts_with("Threads:")).expect("a thread count");
+    line["Threads:".len()..].trim().parse().expect("a number")
+}
+
+/// Issue 63 item 3: an answer that ends early (here past `--answer-limit`) while its client
+/// stalls in the middle of the body lets go of everything: the body's reader (a thread of its
+/// own, with up to 2 MiB of the body) waited for the stalled body until the deadline, after
+/// the answer and its query slot were done, so that such requests piled up threads and memory.
+#[test]
+fn stalled_bodies_are_let_go_when_their_answer_ends() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &["--answer-limit", "1K", "--timeout", "30"]);
+    let before = threads(&server);
+    let mut stalled = Vec::new();
+    for _ in 0..12 {
+        // 2.6 MB of the 4 MB announced: more than the reader's first window takes.
+        let mut stream = server.connect();
+        stream.write_all(post_head(4_000_000).as_bytes()).expect("head");
+        stream.write_all("1 0\n".repeat(650_000).as_bytes()).expect("part of the body");
+        let mut status = [0u8; 12];
+        stream.read_exact(&mut status).expect("a status");
+        assert_eq!(&status, b"HTTP/1.1 413");
+        stalled.push(stream);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let after = threads(&server);
+    assert!(after < before + 8, "{before} threads, then {after} with 12 stalled bodies");
+}

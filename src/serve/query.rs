@@ -30,7 +30,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
-use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit};
 use tokio::time::Instant;
 
 use super::{error, Deadline, Game, Shared};
@@ -132,14 +132,16 @@ pub async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Resp
         fault: Arc::new(AtomicU8::new(NONE)),
     });
     let (frames, body) = mpsc::channel(QUEUE);
-    tokio::spawn(forward(request.into_body(), frames, limits.clone()));
+    // Dropped when the answering thread returns, which stops the forwarding.
+    let (answering, answered) = oneshot::channel::<()>();
+    tokio::spawn(forward(request.into_body(), frames, limits.clone(), answered));
     let (sender, mut rows) = mpsc::channel(QUEUE);
     // The slot is held by the answering thread and by the rows' stream: the answer's memory
     // (its rows queued for a client that does not read, too) until both are done.
     let slot = Arc::new(slot);
     let (game, thread_limits, thread_slot) = (shared.game.clone(), limits.clone(), slot.clone());
     tokio::task::spawn_blocking(move || {
-        let _slot = thread_slot;
+        let (_slot, _answering) = (thread_slot, answering);
         let mut out = Chunks::new(sender.clone(), thread_limits.clone());
         let body = BodyReader { frames: body, current: Bytes::new() };
         let result = answer_body(&game, body, declared.is_none(), &thread_limits, &mut out);
@@ -237,13 +239,24 @@ fn answer_too_large(limit: u64) -> Response {
 }
 
 /// Sends the body's frames to the answering thread until its end, a fault, more than the
-/// body limit or the deadline (which also set the fault [`OVER`] or [`LATE`]); a fault is sent
-/// as the read's error.
-async fn forward(body: Body, frames: mpsc::Sender<io::Result<Bytes>>, limits: Arc<Limits>) {
+/// body limit or the deadline (which also set the fault [`OVER`] or [`LATE`]; a fault is sent
+/// as the read's error), or until the answering is over (`answered` then closes): the body's
+/// reader is a thread of the text stream's own, which would otherwise wait on a stalled
+/// body, with its blocks, until the deadline, after the answer and its slot were done.
+async fn forward(
+    body: Body,
+    frames: mpsc::Sender<io::Result<Bytes>>,
+    limits: Arc<Limits>,
+    mut answered: oneshot::Receiver<()>,
+) {
     let mut body = body.into_data_stream();
     let mut taken = 0u64;
     loop {
-        let frame = match tokio::time::timeout_at(limits.deadline, body.next()).await {
+        let next = tokio::select! {
+            next = tokio::time::timeout_at(limits.deadline, body.next()) => next,
+            _ = &mut answered => return,
+        };
+        let frame = match next {
             Ok(None) => return,
             Ok(Some(Ok(bytes))) => {
                 taken += bytes.len() as u64;
@@ -262,9 +275,10 @@ async fn forward(body: Body, frames: mpsc::Sender<io::Result<Bytes>>, limits: Ar
             }
         };
         let last = frame.is_err();
-        // The answering thread gone (it found an error) ends the forwarding.
-        if frames.send(frame).await.is_err() || last {
-            return;
+        tokio::select! {
+            // The reader gone ends the forwarding.
+            sent = frames.send(frame) => if sent.is_err() || last { return },
+            _ = &mut answered => return,
         }
     }
 }
