@@ -403,13 +403,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "BYTES", default_value = "256M", value_parser = parse_bytes)]
     pub body_limit: u64,
     /// The longest answer to one query body, in bytes (K, M, G as above): past it, a 413 when
-    /// no row was sent yet, else the answer is cut after its last whole row within it (a few
-    /// bytes of zstd can ask for gigabytes of rows).
+    /// no row was sent yet, else the answer is cut (its chunked body never ends); a few
+    /// hundred bytes of zstd can ask for gigabytes of rows.
     #[arg(long, value_name = "BYTES", default_value = "1G", value_parser = parse_bytes)]
     pub answer_limit: u64,
     /// Seconds one request may take, from its head to its answer's last byte: at the deadline
     /// an answer not begun is a 503, one begun is cut (its chunked body never ends), and the
-    /// connection is closed half a second later whether or not the client reads.
+    /// connection is reset half a second later whether or not the client reads.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub timeout: f64,
     /// Seconds a connection may take to send a request's head, from its opening or from the
@@ -418,11 +418,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS")]
     pub head_timeout: Option<f64>,
     /// Connections held at once. When all are taken, the one that has waited longest for a
-    /// request's head (half a second at least) is closed to make room for a new one; when
+    /// request's head (half a second at least) is reset to make room for a new one; when
     /// every one is answering a request, new ones wait in the kernel's queue.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub connections: usize,
-    /// Query bodies answered at once (each holds a thread and its buffers, a few MiB); past
+    /// Query bodies answered at once (each holds a thread and its buffers, about 20 MiB); past
     /// them a body waits up to a second for a slot, then gets a 503.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub query_slots: usize,

@@ -3,8 +3,8 @@
 //!
 //! Both ways are streamed, so memory is bounded whatever the body's size: the body's frames
 //! go to the query reader (a stream, read in windows of [`WINDOW`] bytes) through a queue of
-//! [`QUEUE`] frames, and its rows come back in chunks of at least [`CHUNK`] bytes through
-//! another. The reader runs on a blocking thread of its own, one of `--query-slots`: a body
+//! [`QUEUE`] frames, and its rows come back through another in chunks of about [`CHUNK`]
+//! bytes, cut at rows' ends. The reader runs on a blocking thread of its own, one of `--query-slots`: a body
 //! past them waits [`SLOT_WAIT`] for one, then gets a 503, so the answers in flight, each
 //! bounded, bound the server's memory whatever the connection count.
 //!
@@ -14,8 +14,8 @@
 //! never a 200 cut short. A zstd body is decompressed here with windows of at most
 //! 2^[`ZSTD_WINDOW_LOG`] bytes (the decoder's default takes 128 MiB for a window a body asks).
 //!
-//! An answer is cut at `--answer-limit` bytes (a few bytes of zstd can ask for gigabytes of
-//! rows) and at the request's deadline. An error or a cut in the first [`CHUNK`] bytes of rows
+//! An answer is cut at `--answer-limit` bytes (a few hundred bytes of zstd can ask for
+//! gigabytes of rows) and at the request's deadline. An error or a cut in the first [`CHUNK`] bytes of rows
 //! (a small body's, always) is a status with a JSON error (400 with the CLI's line and column,
 //! 413, 503); one found after rows were sent cuts the response short (the chunked body never
 //! ends), so a half answer is never presented as whole.
@@ -398,7 +398,7 @@ impl Read for BodyReader {
     }
 }
 
-/// The rows, sent to the response in chunks of at least [`CHUNK`] bytes, at most the answer
+/// The rows, sent to the response in chunks of about [`CHUNK`] bytes, at most the answer
 /// limit of them; closed once the response is gone (the client left, or the deadline
 /// passed), which stops the answering.
 struct Chunks {
