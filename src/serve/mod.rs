@@ -107,14 +107,14 @@ pub struct Shared {
 }
 
 /// When a request must be answered by: its head's arrival plus `--timeout`. The accept loop
-/// puts it in each request's extensions (and closes the connection a moment after it); a
+/// puts it in each request's extensions (and resets the connection a moment after it); a
 /// request without one (never, from the accept loop) is given `--timeout` from now.
 #[derive(Debug, Clone, Copy)]
-pub struct Deadline(pub Instant);
+pub(crate) struct Deadline(pub Instant);
 
 impl Deadline {
     /// The deadline of `request`.
-    pub fn of(request: &Request, timeout: Duration) -> Instant {
+    pub(crate) fn of(request: &Request, timeout: Duration) -> Instant {
         match request.extensions().get::<Deadline>() {
             Some(deadline) => deadline.0,
             None => Instant::now() + timeout,

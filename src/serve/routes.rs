@@ -85,8 +85,9 @@ async fn position(
     let (case, node) = match path {
         Ok(Path(ids)) => ids,
         Err(rejection) => {
+            // A path that is not UTF-8 once decoded: 400.
             let message = format!("{}: {}", uri.path(), rejection.body_text());
-            return error(StatusCode::BAD_REQUEST, &message);
+            return error(rejection.status(), &message);
         }
     };
     let Some(number) = plain_number::<u64>(&case) else {
