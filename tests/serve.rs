@@ -409,8 +409,9 @@ fn faults_are_statuses_with_json_errors() {
 }
 
 /// A request that takes longer than --timeout is cut with a 503, and a connection that sends
-/// nothing is closed after it; a client holding the only connection (--connections 1) keeps
-/// the next one waiting until it leaves.
+/// nothing is closed after it (the head deadline is --timeout when shorter than 10 s); a
+/// client holding the only connection (--connections 1) keeps the next one waiting until it
+/// leaves (or, sending no head, for half a second: see `slow_heads_lose_their_connections_first`).
 #[test]
 fn slow_requests_time_out_and_connections_are_capped() {
     let dir = tempdir();
@@ -536,4 +537,358 @@ fn sums_positions_move_to_the_sums_of_their_parts() {
             assert_eq!(m["outcome"], if xor(parts) == 0 { "LOSE" } else { "WIN" });
         }
     }
+}
+
+// Issue 63: the server against hostile clients. Each test names what broke.
+
+/// The game every hostile-client test serves: three nodes, `1 0` answered `WIN`.
+const SMALL_GAME: &[u8] = b"3\n2 1 2\n1 2\n0\n";
+
+/// The head of a POST of `length` bytes to /v1/query.
+fn post_head(length: usize) -> String {
+    format!(
+        "POST /v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {length}\r\n\r\n"
+    )
+}
+
+/// Shrinks `stream`'s receive buffer to a few KiB (and stops the kernel from growing it), so
+/// that a client that does not read fills the path from the server at once, in any build.
+fn shrink_receive_buffer(stream: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    let size: libc::c_int = 4096;
+    // SAFETY: the descriptor is the stream's, open for the call; the option's value is a
+    // c_int that lives across it, and its size is given.
+    let done = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(done, 0, "setsockopt SO_RCVBUF");
+}
+
+/// A connection that posts 25,000 queries of 200 tokens (10 MB, 10 MB of rows, more than the
+/// kernel's buffers between the server and a client that does not read; long queries, whose
+/// rows come quickly in a debug build too) and then never reads. The body is
+/// written by a thread of its own: the server stops reading it once its answer cannot go out.
+fn never_reading(server: &Server) -> TcpStream {
+    let stream = server.connect();
+    shrink_receive_buffer(&stream);
+    let mut writer = stream.try_clone().expect("clone");
+    std::thread::spawn(move || {
+        let body = format!("200{}\n", " 2".repeat(200)).repeat(25_000);
+        let _ = writer.write_all(post_head(body.len()).as_bytes());
+        let _ = writer.write_all(body.as_bytes());
+    });
+    stream
+}
+
+/// Issue 63 item 2: `--timeout` bounds the whole exchange. A client that never reads its
+/// answer, and one that reads it a few KiB at a time, were served past the deadline (the
+/// rows were always ready, so the deadline was never looked at; a write that could not go
+/// out was never given up), holding their connections: the answer is now cut at the
+/// deadline (its chunked body never ends) and the connection freed, read or not.
+#[test]
+fn the_timeout_cuts_answers_read_slowly_or_never() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    // Two seconds: a debug build takes one to answer the first rows.
+    let server = Server::start(&game, &["--timeout", "2", "--connections", "2"]);
+    let started = std::time::Instant::now();
+    let mut never = never_reading(&server);
+    let mut slow = never_reading(&server);
+    let reader = std::thread::spawn(move || {
+        let (mut bytes, mut buf) = (Vec::new(), [0u8; 4096]);
+        while started.elapsed() < Duration::from_secs(8) {
+            match slow.read(&mut buf) {
+                Ok(0) | Err(_) => return (bytes, started.elapsed()),
+                Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the slow reader was still served after 8 s ({} bytes)", bytes.len());
+    });
+    // Both connections are taken: this one waits until the deadline frees one.
+    let mut get = server.connect();
+    get.set_read_timeout(Some(Duration::from_secs(8))).expect("timeout");
+    get.write_all(b"GET /v1/position/1/0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .expect("get");
+    assert_eq!(read_response(&mut get).json()["grundy"], 2);
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(4), "a connection was freed only after {waited:?}");
+    let (bytes, ended) = reader.join().expect("slow reader");
+    assert!(ended < Duration::from_secs(4), "the slow reader was served for {ended:?}");
+    let mut rest = Vec::new();
+    let _ = never.read_to_end(&mut rest);
+    for bytes in [bytes, rest] {
+        let end = bytes.windows(4).position(|w| w == b"\r\n\r\n").expect("a head") + 4;
+        assert!(bytes.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&bytes[..end]));
+        let (rows, complete) = dechunk(&bytes[end..]);
+        assert!(!complete, "a cut answer presented as whole ({} bytes)", rows.len());
+    }
+}
+
+/// Issue 63 item 2: what one request may cost. A few hundred bytes of zstd bought gigabytes
+/// of rows: an answer longer than `--answer-limit` is refused with a 413 when no row was
+/// sent yet, and cut within the limit otherwise (its chunked body never ends). A zstd body
+/// that asks for a window past 8 MiB is refused (the decoder took up to 128 MiB for it).
+#[test]
+fn answers_past_the_answer_limit_are_refused_or_cut() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &["--answer-limit", "1K"]);
+    let refused = server.request("POST", "/v1/query", "1 0\n".repeat(100).as_bytes());
+    assert!(refused.fault(413).contains("--answer-limit (1024 bytes)"), "{refused:?}");
+    let small = "1 0\n".repeat(10);
+    let fine = server.request("POST", "/v1/query", small.as_bytes());
+    assert!(fine.complete);
+    assert_eq!(fine.body, run(&["query", s(&game), "-"], Some(small.as_bytes())).stdout);
+    let server = Server::start(&game, &["--answer-limit", "256K"]);
+    let text = "1 0\n".repeat(40_000);
+    let expected = run(&["query", s(&game), "-"], Some(text.as_bytes())).stdout;
+    assert!(expected.len() > 512 << 10);
+    let body = zstd::stream::encode_all(text.as_bytes(), 3).expect("zstd");
+    let cut = server.request("POST", "/v1/query", &body);
+    assert_eq!(cut.status, 200);
+    assert!(!cut.complete, "a cut answer presented as whole");
+    // Rows went out before the cut (what hyper had not written yet when it was told is lost).
+    assert!(cut.body.len() <= 256 << 10 && cut.body.len() >= 64 << 10, "{}", cut.body.len());
+    assert!(expected.starts_with(&cut.body));
+    let mut wide = zstd::stream::write::Encoder::new(Vec::new(), 3).expect("zstd");
+    wide.window_log(27).expect("a 128 MiB window");
+    wide.write_all(b"1 0\n").expect("zstd");
+    let wide = server.request("POST", "/v1/query", &wide.finish().expect("zstd"));
+    assert!(wide.fault(400).contains("windows up to 8 MiB"), "{wide:?}");
+}
+
+/// Issue 63 item 3: the answers in flight are bounded (each holds its queues, its reader's
+/// buffers and a thread), so the server's memory is bounded whatever the connection count:
+/// past `--query-slots` a query body waits a second for one, then gets a 503; positions are
+/// still answered, and the slot is taken again once its holder's deadline passed.
+#[test]
+fn query_slots_bound_the_answers_in_flight() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &["--query-slots", "1", "--timeout", "2"]);
+    let started = std::time::Instant::now();
+    let _holder = never_reading(&server);
+    std::thread::sleep(Duration::from_millis(200));
+    let busy = server.request("POST", "/v1/query", b"1 0\n");
+    assert!(busy.fault(503).contains("--query-slots (1)"), "{busy:?}");
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    assert!(started.elapsed() < Duration::from_millis(1800), "{:?}", started.elapsed());
+    assert_eq!(server.get("/v1/position/1/0").json()["grundy"], 2);
+    std::thread::sleep(Duration::from_millis(3500).saturating_sub(started.elapsed()));
+    let after = server.request("POST", "/v1/query", b"1 0\n");
+    assert_eq!(after.status, 200, "{after:?}");
+}
+
+/// Issue 63 item 4: slow heads held the server. Connections that send their head a byte at a
+/// time took every slot until the head deadline; now, with every slot taken, the one that has
+/// waited longest for its head is dropped for a new one, and a request is answered at once.
+/// A connection that sends nothing is closed after `--head-timeout`, however long
+/// `--timeout` is.
+#[test]
+fn slow_heads_lose_their_connections_first() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &["--connections", "8", "--timeout", "30"]);
+    let mut slow: Vec<TcpStream> = (0..16).map(|_| server.connect()).collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let dripping = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let head = b"GET /v1/stats HTTP/1.1\r\nX-Slow: ".iter().chain(std::iter::repeat(&b'a'));
+            for byte in head {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    return;
+                }
+                for stream in &mut slow {
+                    let _ = stream.write_all(&[*byte]);
+                }
+                std::thread::sleep(Duration::from_millis(300));
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(1200));
+    for node in 0..3 {
+        let started = std::time::Instant::now();
+        let mut get = server.connect();
+        get.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
+        let head =
+            format!("GET /v1/position/1/{node} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        get.write_all(head.as_bytes()).expect("get");
+        let response = read_response(&mut get);
+        let took = started.elapsed();
+        assert_eq!(response.json()["node"], node);
+        assert!(took < Duration::from_secs(2), "answered after {took:?}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    dripping.join().expect("drip");
+    let server = Server::start(&game, &["--timeout", "30", "--head-timeout", "0.5"]);
+    let started = std::time::Instant::now();
+    let mut idle = server.connect();
+    assert_eq!(idle.read_to_end(&mut Vec::new()).expect("closed by the server"), 0);
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+}
+
+/// Issue 63 item 10a: every fault is a status with a JSON `error`: a wrong method on a known
+/// route (an empty 405 before), a path that is not UTF-8 (a plain-text 400 before); and ids
+/// are plain digits (`%2B1`, `+1`, was node 1).
+#[test]
+fn wrong_methods_bad_paths_and_signed_ids_are_json_faults() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &[]);
+    for (method, path) in
+        [("POST", "/v1/stats"), ("GET", "/v1/query"), ("DELETE", "/v1/position/1/0")]
+    {
+        let response = server.request(method, path, b"");
+        assert!(response.fault(405).contains(method), "{method} {path}: {response:?}");
+        assert!(response.header("allow").is_some(), "{response:?}");
+    }
+    assert!(server.get("/v1/position/1/%FF").fault(400).contains("UTF-8"));
+    assert!(server.get("/v1/position/1/%2B1").fault(400).contains("`+1`"));
+    assert!(server.get("/v1/position/+1/0").fault(400).contains("`+1`"));
+    assert!(server.get("/v1/position/1/%201").fault(400).contains("` 1`"));
+    assert_eq!(server.get("/v1/position/1/01").json()["node"], 1);
+}
+
+/// Issue 63 item 10a: a chunked body past `--body-limit` gets its 413 even when its answer
+/// would have filled a chunk of rows first (it got a 200 and a cut stream): a body without a
+/// length is read to its end before any row goes out (held in memory up to 1 MiB, in a
+/// temporary file past that), and one within the limit is answered whole.
+#[test]
+fn chunked_bodies_past_the_limit_are_413_before_any_row() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &["--body-limit", "2M"]);
+    let chunked = |text: &[u8]| {
+        let mut stream = server.connect();
+        let head = "POST /v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+                    Transfer-Encoding: chunked\r\n\r\n";
+        stream.write_all(head.as_bytes()).expect("head");
+        let writer = {
+            let mut stream = stream.try_clone().expect("clone");
+            let text = text.to_vec();
+            std::thread::spawn(move || {
+                for piece in text.chunks(100_000) {
+                    let _ = stream.write_all(format!("{:x}\r\n", piece.len()).as_bytes());
+                    let _ = stream.write_all(piece);
+                    let _ = stream.write_all(b"\r\n");
+                }
+                let _ = stream.write_all(b"0\r\n\r\n");
+            })
+        };
+        let response = read_response(&mut stream);
+        writer.join().expect("writer");
+        response
+    };
+    let over = "1 0\n".repeat(600_000);
+    assert!(chunked(over.as_bytes()).fault(413).contains("--body-limit"));
+    // Long lines: 1.5 MB of body, past the memory's 1 MiB, answer about as long.
+    let line = format!("200{}\n", " 2".repeat(200));
+    let within = line.repeat(1_500_000 / line.len());
+    let answer = chunked(within.as_bytes());
+    assert_eq!(answer.status, 200);
+    assert!(answer.complete);
+    assert_eq!(answer.body, run(&["query", s(&game), "-"], Some(within.as_bytes())).stdout);
+}
+
+/// Issue 63 item 10a: a client that half-closes (shuts its sending side) after its request
+/// still gets its answer; hyper took the end of the input for the client gone.
+#[test]
+fn half_closed_clients_get_their_answer() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &[]);
+    let mut get = server.connect();
+    get.write_all(b"GET /v1/position/1/2 HTTP/1.1\r\nHost: x\r\n\r\n").expect("get");
+    get.shutdown(std::net::Shutdown::Write).expect("half-close");
+    assert_eq!(read_response(&mut get).json()["outcome"], "LOSE");
+    let body = "1 0\n1 2\n";
+    let mut post = server.connect();
+    post.write_all(post_head(body.len()).as_bytes()).expect("head");
+    post.write_all(body.as_bytes()).expect("body");
+    post.shutdown(std::net::Shutdown::Write).expect("half-close");
+    let response = read_response(&mut post);
+    assert_eq!(response.body, run(&["query", s(&game), "-"], Some(body.as_bytes())).stdout);
+}
+
+/// Issue 63 item 2, on a keep-alive connection: the deadline is each request's (the
+/// connection outlives `--timeout` while its requests come), and between requests the head
+/// deadline holds: an idle connection is closed after `--head-timeout`.
+#[test]
+fn keep_alive_connections_get_a_deadline_per_request() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &["--timeout", "1", "--head-timeout", "0.6"]);
+    let mut stream = server.connect();
+    let started = std::time::Instant::now();
+    for node in [0, 1, 2, 0, 1] {
+        let head = format!("GET /v1/position/1/{node} HTTP/1.1\r\nHost: x\r\n\r\n");
+        stream.write_all(head.as_bytes()).expect("get");
+        // One response: its head, then Content-Length bytes of body.
+        let mut bytes = Vec::new();
+        let mut byte = [0u8; 1];
+        while !bytes.ends_with(b"\r\n\r\n") {
+            assert_eq!(stream.read(&mut byte).expect("a response"), 1, "closed at {node}");
+            bytes.push(byte[0]);
+        }
+        let head = String::from_utf8(bytes).expect("an ASCII head");
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        let length = head
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase().strip_prefix("content-length:").map(str::to_string)
+            })
+            .expect("a length");
+        let mut body = vec![0u8; length.trim().parse().expect("a number")];
+        stream.read_exact(&mut body).expect("the body");
+        let position: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(position["node"], node);
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    assert!(started.elapsed() > Duration::from_millis(1800));
+    let idle = std::time::Instant::now();
+    assert_eq!(stream.read(&mut [0u8; 1]).expect("closed by the server"), 0);
+    let waited = idle.elapsed();
+    assert!(waited < Duration::from_millis(1500), "an idle connection held for {waited:?}");
+}
+
+/// The threads of `server`'s process, from /proc.
+fn threads(server: &Server) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id()))
+        .expect("the server's status");
+    let line = status.lines().find(|l| l.starts_with("Threads:")).expect("a thread count");
+    line["Threads:".len()..].trim().parse().expect("a number")
+}
+
+/// Issue 63 item 3: an answer that ends early (here past `--answer-limit`) while its client
+/// stalls in the middle of the body lets go of everything: the body's reader (a thread of its
+/// own, with up to 2 MiB of the body) waited for the stalled body until the deadline, after
+/// the answer and its query slot were done, so that such requests piled up threads and memory.
+#[test]
+fn stalled_bodies_are_let_go_when_their_answer_ends() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &["--answer-limit", "1K", "--timeout", "30"]);
+    let before = threads(&server);
+    let mut stalled = Vec::new();
+    for _ in 0..12 {
+        // 2.6 MB of the 4 MB announced: more than the reader's first window takes.
+        let mut stream = server.connect();
+        stream.write_all(post_head(4_000_000).as_bytes()).expect("head");
+        stream.write_all("1 0\n".repeat(650_000).as_bytes()).expect("part of the body");
+        let mut status = [0u8; 12];
+        stream.read_exact(&mut status).expect("a status");
+        assert_eq!(&status, b"HTTP/1.1 413");
+        stalled.push(stream);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let after = threads(&server);
+    assert!(after < before + 8, "{before} threads, then {after} with 12 stalled bodies");
 }

@@ -403,16 +403,34 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     pub listen: std::net::SocketAddr,
     /// The largest request body taken (a query file), in bytes, or with a K, M or G suffix
-    /// (powers of 1024); a larger one is refused with 413.
+    /// (powers of 1024); a larger one is refused with 413 (a chunked one too: it is read to its
+    /// end before any row goes out).
     #[arg(long, value_name = "BYTES", default_value = "256M", value_parser = parse_bytes)]
     pub body_limit: u64,
-    /// Seconds one request may take, from its head to its answer's last byte (a client that
-    /// sends its head no faster is dropped).
+    /// The longest answer to one query body, in bytes (K, M, G as above): past it, a 413 when
+    /// no row was sent yet, else the answer is cut (its chunked body never ends); a few
+    /// hundred bytes of zstd can ask for gigabytes of rows.
+    #[arg(long, value_name = "BYTES", default_value = "1G", value_parser = parse_bytes)]
+    pub answer_limit: u64,
+    /// Seconds one request may take, from its head to its answer's last byte: at the deadline
+    /// an answer not begun is a 503, one begun is cut (its chunked body never ends), and the
+    /// connection is reset half a second later whether or not the client reads.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub timeout: f64,
-    /// Connections served at once; more wait until one closes.
-    #[arg(long, value_name = "N", default_value_t = 256)]
+    /// Seconds a connection may take to send a request's head, from its opening or from the
+    /// end of its previous answer (an idle keep-alive connection is closed after it).
+    /// Default: 10, or --timeout when shorter.
+    #[arg(long, value_name = "SECONDS")]
+    pub head_timeout: Option<f64>,
+    /// Connections held at once. When all are taken, the one that has waited longest for a
+    /// request's head (half a second at least) is reset to make room for a new one; when
+    /// every one is answering a request, new ones wait in the kernel's queue.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
     pub connections: usize,
+    /// Query bodies answered at once (each holds a thread and its buffers, about 20 MiB); past
+    /// them a body waits up to a second for a slot, then gets a 503.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub query_slots: usize,
 }
 
 /// A count of bytes: digits, then maybe K, M or G (powers of 1024).

@@ -4,20 +4,28 @@
 //! every request then reads them in place. Routes (`routes.rs`): a position and its moves, a
 //! query file answered as `grundy query` answers it (streamed both ways, `query.rs`), the
 //! statistics of `stats --json`, an OpenAPI description and the page. The accept loop
-//! (`listen.rs`) is grundy's own, for the limits a server on a shared machine needs: a cap on
-//! connections, a deadline for a request's head, a graceful stop on SIGINT and SIGTERM.
+//! (`listen.rs`, with `conns.rs`) is grundy's own, for the limits a server facing hostile
+//! clients needs: a cap on connections where the one that has waited longest for a head makes
+//! room for a new one, a short deadline for a request's head, a deadline for the whole
+//! exchange that holds whether or not the client reads, and a graceful stop on SIGINT and
+//! SIGTERM. What one query body may cost is bounded too (`query.rs`): its answer's bytes, and
+//! the answers in flight at once.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::Request;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
 
 use crate::error::Error;
 use crate::index::{Index, IndexedCase};
 use crate::report::stats::{CaseStats, Report};
 
+mod conns;
 mod listen;
 pub mod position;
 mod query;
@@ -30,10 +38,17 @@ pub struct Options {
     pub listen: SocketAddr,
     /// The largest request body taken, in bytes (a query file).
     pub body_limit: u64,
+    /// The longest answer to one query body, in bytes.
+    pub answer_limit: u64,
     /// How long one request may take, from its head to the last byte of its answer.
     pub timeout: Duration,
-    /// Connections served at once; more wait in the kernel's queue.
+    /// How long a connection may take to send a request's head, from its opening or from the
+    /// end of its previous answer.
+    pub head_timeout: Duration,
+    /// Connections held at once (see `conns.rs` for who makes room for a new one).
     pub connections: usize,
+    /// Query bodies answered at once.
+    pub query_slots: usize,
     /// Threads answering requests.
     pub threads: usize,
 }
@@ -81,8 +96,30 @@ pub struct Shared {
     pub game: Arc<Game>,
     /// The largest request body taken.
     pub body_limit: u64,
+    /// The longest answer to one query body.
+    pub answer_limit: u64,
     /// How long one request may take.
     pub timeout: Duration,
+    /// A permit per query body that may be answered at once.
+    pub query_slots: Arc<Semaphore>,
+    /// How many there are (for the 503's message).
+    pub query_slot_count: usize,
+}
+
+/// When a request must be answered by: its head's arrival plus `--timeout`. The accept loop
+/// puts it in each request's extensions (and resets the connection a moment after it); a
+/// request without one (never, from the accept loop) is given `--timeout` from now.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline(pub Instant);
+
+impl Deadline {
+    /// The deadline of `request`.
+    pub(crate) fn of(request: &Request, timeout: Duration) -> Instant {
+        match request.extensions().get::<Deadline>() {
+            Some(deadline) => deadline.0,
+            None => Instant::now() + timeout,
+        }
+    }
 }
 
 /// A response of JSON text.
