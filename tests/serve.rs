@@ -892,3 +892,40 @@ fn stalled_bodies_are_let_go_when_their_answer_ends() {
     let after = threads(&server);
     assert!(after < before + 8, "{before} threads, then {after} with 12 stalled bodies");
 }
+
+/// The server's peak resident memory so far, in KiB (`VmHWM`).
+fn server_peak_kb(server: &Server) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id()));
+    let status = status.expect("the server's status");
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    line.split_whitespace().nth(1).and_then(|kb| kb.parse().ok()).expect("KiB")
+}
+
+/// Issue 63 items 1 and 3 on the server: a query over `--max-query-tokens` is a 400 at its
+/// token count, and a small zstd body that unpacks to 200 MB of blanks after a query's token
+/// count is answered, the server staying under 64 MB.
+#[test]
+fn long_queries_and_blank_bombs_cost_the_server_a_window() {
+    let dir = tempdir();
+    let game = write_file(dir.path(), "game.txt", SMALL_GAME);
+    let server = Server::start(&game, &["--max-query-tokens", "2"]);
+    let refused = server.request("POST", "/v1/query", b"1 0\n3 0 0 0\n");
+    let error = refused.fault(400);
+    assert!(error.starts_with("<body>:2:1: the token count of query 2"), "{error}");
+    assert!(error.contains("3 tokens, more than a query may hold (2;"), "{error}");
+    let mut bomb = zstd::stream::write::Encoder::new(Vec::new(), 3).expect("zstd");
+    bomb.write_all(b"2").expect("zstd");
+    let blanks = vec![b' '; 1 << 20];
+    for _ in 0..200 {
+        bomb.write_all(&blanks).expect("zstd");
+    }
+    bomb.write_all(b" 0 0\n0\n").expect("zstd");
+    let bomb = bomb.finish().expect("zstd");
+    assert!(bomb.len() < 100 << 10, "{} bytes", bomb.len());
+    let answered = server.request("POST", "/v1/query", &bomb);
+    assert_eq!(answered.status, 200, "{}", String::from_utf8_lossy(&answered.body));
+    let expected = run(&["query", s(&game), "-"], Some(b"2 0 0\n0\n")).stdout;
+    assert_eq!(answered.body, expected);
+    let peak = server_peak_kb(&server);
+    assert!(peak < 64 << 10, "the server peaked at {peak} KiB");
+}

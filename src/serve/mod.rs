@@ -51,6 +51,8 @@ pub struct Options {
     pub query_slots: usize,
     /// Threads answering requests.
     pub threads: usize,
+    /// The most tokens one query of a body may hold (`--max-query-tokens`).
+    pub max_query_tokens: u32,
 }
 
 /// A solved game as the server holds it: its cases, checked once, and what is computed once
@@ -104,6 +106,8 @@ pub struct Shared {
     pub query_slots: Arc<Semaphore>,
     /// How many there are (for the 503's message).
     pub query_slot_count: usize,
+    /// The most tokens one query of a body may hold.
+    pub max_query_tokens: u32,
 }
 
 /// When a request must be answered by: its head's arrival plus `--timeout`. The accept loop

@@ -99,6 +99,8 @@ enum Out {
 struct Limits {
     body: u64,
     answer: u64,
+    /// The most tokens one query may hold (a longer one is a 400 at its token count).
+    query_tokens: u32,
     deadline: Instant,
     fault: Arc<AtomicU8>,
 }
@@ -128,6 +130,7 @@ pub async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Resp
     let limits = Arc::new(Limits {
         body: shared.body_limit,
         answer: shared.answer_limit,
+        query_tokens: shared.max_query_tokens,
         deadline,
         fault: Arc::new(AtomicU8::new(NONE)),
     });
@@ -299,7 +302,8 @@ fn answer_body(
         true => spool(body, limits)?,
         false => Box::new(body),
     };
-    let input = Input::from_reader(BODY_NAME, bounded_zstd(body)?)?;
+    let input = Input::from_reader(BODY_NAME, bounded_zstd(body)?)?
+        .with_max_query_tokens(limits.query_tokens);
     let mut rows = Csv::new(out);
     let columns = Columns::query();
     let exec = Exec::Rayon { chunk_bytes: WINDOW };

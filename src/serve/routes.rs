@@ -28,6 +28,7 @@ pub fn router(game: Arc<Game>, options: &Options) -> Router {
         timeout: options.timeout,
         query_slots: Arc::new(Semaphore::new(options.query_slots.max(1))),
         query_slot_count: options.query_slots.max(1),
+        max_query_tokens: options.max_query_tokens,
     });
     Router::new()
         .route("/", get(page))

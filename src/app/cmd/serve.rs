@@ -53,6 +53,7 @@ pub fn run(args: &ServeArgs, config: &Config) -> Result<(), Error> {
         connections: fit_descriptors(args.connections, FILES_BESIDES + args.query_slots),
         query_slots: args.query_slots,
         threads: config.threads,
+        max_query_tokens: config.max_query_tokens,
     };
     let name = args.game.display().to_string();
     serve::serve(game, &options, |bound| {
