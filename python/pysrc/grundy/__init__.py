@@ -163,6 +163,12 @@ class Graph:
     def from_scipy(matrix) -> "Graph":
         """The graph of a square scipy sparse matrix (or array): a move from ``i`` to ``j``
         for every stored entry ``(i, j)``, in CSR order; the entries' values are ignored."""
+        if not _is_sparse(matrix):
+            raise TypeError(
+                f"from_scipy takes a scipy sparse matrix or array (csr, csc, coo, ...), not "
+                f"{type(matrix).__module__}.{type(matrix).__qualname__}: for a dense array, "
+                "scipy.sparse.csr_array(a), or Graph.from_csr or Graph.from_edges"
+            )
         rows, cols = matrix.shape
         if rows != cols:
             raise ValueError(f"the matrix is {rows} x {cols}: a game graph's is square")
@@ -312,6 +318,15 @@ def octal(code: str, n: int, hex: bool = False, naive: bool = False) -> Octal:
     return Octal(values, Period(*period) if period is not None else None)
 
 
+def _is_sparse(matrix) -> bool:
+    """Whether ``matrix`` is a scipy sparse matrix or array (without scipy, none is)."""
+    try:
+        import scipy.sparse
+    except ImportError:
+        return False
+    return scipy.sparse.issparse(matrix)
+
+
 def _ids(values, name: str) -> np.ndarray:
     """``values`` as a contiguous ``int64`` array (no copy when it is one already)."""
     array = np.asarray(values)
@@ -324,16 +339,35 @@ def _ids(values, name: str) -> np.ndarray:
 
 def _adjacency(G) -> dict:
     """``G``'s adjacency as a dict of dicts: networkx's own ``G._adj`` (what its algorithms
-    read), else one built from the public ``G.adj`` view."""
+    read), else one built from the public ``G.adj`` view. Raises ``TypeError`` for an
+    undirected graph."""
+    is_directed = getattr(G, "is_directed", None)
+    if callable(is_directed) and not is_directed():
+        raise TypeError(
+            f"G is undirected (a {type(G).__name__}), and a game's moves go one way: give a "
+            "DiGraph: nx.DiGraph(G) for moves both ways along each edge (a loopy game: "
+            "Graph.loopy() and loopy=True), or one with each edge oriented as its move goes"
+        )
     adj = getattr(G, "_adj", None)
     if isinstance(adj, dict) and all(isinstance(a, dict) for a in itertools.islice(adj.values(), 1)):
         return adj
     return {v: dict(neighbours) for v, neighbours in G.adj.items()}
 
 
+_A_QUERY = (
+    "a query is one position (an int) or a flat list of positions, one token on each: "
+    "queries is a list of those, or a 1-D or 2-D integer array"
+)
+
+
 def _queries(queries) -> tuple[np.ndarray, np.ndarray]:
-    """Queries as CSR ``int64`` arrays: offsets, and the positions of every query in turn."""
-    if isinstance(queries, np.ndarray) and queries.ndim in (1, 2):
+    """Queries as CSR ``int64`` arrays: offsets, and the positions of every query in turn.
+
+    Raises ``ValueError`` naming the first query, or entry of one, that is not a position
+    (a nested list is not a query: ``[[[5], [7]]]`` is not the query ``[5, 7]``)."""
+    if isinstance(queries, np.ndarray):
+        if queries.ndim not in (1, 2):
+            raise ValueError(f"queries is a {queries.ndim}-D array: {_A_QUERY}")
         rows = queries if queries.ndim == 2 else queries[:, None]
         indptr = np.arange(len(rows) + 1, dtype=np.int64) * rows.shape[1]
         return indptr, _ids(rows.ravel(), "queries")
@@ -341,7 +375,26 @@ def _queries(queries) -> tuple[np.ndarray, np.ndarray]:
     lengths = np.fromiter(map(len, queries), dtype=np.int64, count=len(queries))
     indptr = np.zeros(len(queries) + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    tokens = np.asarray(list(itertools.chain.from_iterable(queries)))
+    try:
+        tokens = np.asarray(list(itertools.chain.from_iterable(queries)))
+    except ValueError:
+        # Ragged nesting, as [[[1], [2, 3]]]: numpy makes no array of it.
+        tokens = None
+    # A token that is itself a list or an array makes the tokens 2-D or an object array.
+    if tokens is None or tokens.ndim != 1 or tokens.dtype == object:
+        _refuse_queries(queries)
     if tokens.size and not np.issubdtype(tokens.dtype, np.integer):
         raise ValueError(f"the queries hold {tokens.dtype} positions: give integers")
-    return indptr, np.ascontiguousarray(tokens.ravel(), dtype=np.int64)
+    return indptr, np.ascontiguousarray(tokens, dtype=np.int64)
+
+
+def _refuse_queries(queries: list) -> None:
+    """Raises the ``ValueError`` of the first entry of ``queries`` that is not a position: not
+    an ``int`` (or a numpy integer), or one past 64 bits (numpy keeps those as objects)."""
+    for q, query in enumerate(queries):
+        for i, token in enumerate(query):
+            if not isinstance(token, (int, np.integer)) or isinstance(token, bool):
+                raise ValueError(f"queries[{q}][{i}] is {token!r}, not a position: {_A_QUERY}")
+            if not -(2**63) <= token < 2**63:
+                raise ValueError(f"queries[{q}][{i}] is {token}, not a node: ids are 32-bit")
+    raise ValueError(f"the queries are not a list of queries: {_A_QUERY}")
