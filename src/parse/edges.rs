@@ -610,4 +610,16 @@ mod tests {
         let err = both(text, None).unwrap_err();
         assert_eq!(err.offset, 27);
     }
+
+    #[test]
+    fn the_fallible_sort_is_the_sort() {
+        let (from, to) = (vec![2, 0, 2, 1, 0], vec![1, 3, 0, 2, 2]);
+        let plain: Csr<u32> = lists_by_source(4, from.clone(), to.clone());
+        let fallible: Csr<u32> = try_lists_by_source(4, &from, &to).unwrap();
+        assert_eq!(plain.offsets(), fallible.offsets());
+        assert_eq!(plain.targets(), fallible.targets());
+        assert_eq!(fallible.successors(2), &[1, 0]);
+        let wide: Csr<u64> = try_lists_by_source(4, &from, &to).unwrap();
+        assert_eq!(wide.targets(), plain.targets());
+    }
 }
