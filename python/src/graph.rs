@@ -249,9 +249,10 @@ impl Graph {
     fn csr<'py>(&self, py: Python<'py>) -> PyResult<CsrArrays<'py>> {
         with_csr!(&self.game.graph, g => {
             let offsets = g.offsets().iter().map(|o| o.index() as i64);
-            let indptr = room::collect(offsets, "the offsets (indptr)")?;
-            let indices = room::collect(g.targets().iter().copied(), "the moves (indices)")?;
-            Ok((PyArray1::from_vec(py, indptr), PyArray1::from_vec(py, indices)))
+            let indptr = room::array(py, g.offsets().len(), offsets, "the offsets (indptr)")?;
+            let targets = g.targets().iter().copied();
+            let indices = room::array(py, g.targets().len(), targets, "the moves (indices)")?;
+            Ok((indptr, indices))
         })
     }
 
@@ -493,9 +494,7 @@ fn u32_array<'py>(
     values: &Values,
     what: &str,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-    let mut array = room::vec(values.len(), what)?;
-    array.extend(values.iter());
-    Ok(PyArray1::from_vec(py, array))
+    room::array(py, values.len(), values.iter(), what)
 }
 
 /// The bytes a node of the numbers `play` computes ([`Measures`]).
