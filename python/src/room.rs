@@ -4,7 +4,7 @@
 //! Rust aborts the process when an allocation fails, and a caller's numbers can ask for any
 //! size: `Graph.from_edges([], [], n=4_000_000_000)` wants 16 GB of offsets, and under a memory
 //! limit (`ulimit -v`, a container's) or past what the kernel will promise, that was SIGABRT.
-//! So the arrays the input sizes are reserved with `try_reserve_exact` ([`vec`], [`collect`]),
+//! So the arrays the input sizes are reserved with `try_reserve_exact` ([`vec()`], [`collect`]),
 //! and before the engine runs, the per-node arrays it surely allocates are asked for and given
 //! back ([`check`]): a refusal then is a `MemoryError` naming the bytes and what they were
 //! for, raised before any work. What [`check`] cannot promise is that the memory is still
