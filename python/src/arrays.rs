@@ -1,9 +1,11 @@
 //! Numpy arrays in: checked as the engine needs them, each error naming the entry and why.
 
-use grundy::graph::{Csr, GameGraph};
+use grundy::graph::{Csr, GameGraph, Offset};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+
+use crate::room;
 
 /// The elements of a 1-D array, which must be contiguous (the wrapper makes it so).
 pub fn contiguous<'a, T: numpy::Element>(
@@ -39,20 +41,25 @@ pub fn ids(array: &Bound<'_, PyAny>, name: &str, n: u32) -> PyResult<Vec<u32>> {
         if let Some(i) = values.iter().position(|&v| v >= n) {
             return Err(not_a_node(&format!("{name}[{i}]"), values[i].into(), n));
         }
-        return Ok(values.to_vec());
+        return room::collect(values.iter().copied(), &format!("a copy of {name}"));
     }
     let wide: PyReadonlyArray1<'_, i64> = array.extract()?;
-    let values = contiguous(&wide, name)?;
+    wide_ids(contiguous(&wide, name)?, name, n)
+}
+
+/// The `int64` ids `values` as node ids, or the first entry (of the array `name`) that is not
+/// a node of a graph of `n` nodes.
+pub fn wide_ids(values: &[i64], name: &str, n: u32) -> PyResult<Vec<u32>> {
     if let Some(i) = values.iter().position(|&v| v < 0 || v >= i64::from(n)) {
         return Err(not_a_node(&format!("{name}[{i}]"), values[i], n));
     }
-    Ok(values.iter().map(|&v| v as u32).collect())
+    room::collect(values.iter().map(|&v| v as u32), &format!("a copy of {name}"))
 }
 
-/// The CSR offsets `indptr` of a graph of `moves` moves: from 0, never decreasing, ending at
-/// `moves`.
-pub fn offsets(indptr: &[i64], moves: usize) -> PyResult<Vec<u64>> {
-    let mut offsets = Vec::with_capacity(indptr.len());
+/// The CSR offsets `indptr` of a graph of `moves` moves, as `O` (wide enough for `moves`):
+/// from 0, never decreasing, ending at `moves`.
+pub fn offsets<O: Offset>(indptr: &[i64], moves: usize) -> PyResult<Vec<O>> {
+    let mut offsets = room::vec(indptr.len(), "the graph's offsets")?;
     let mut last = 0i64;
     for (i, &o) in indptr.iter().enumerate() {
         if (i == 0 && o != 0) || o < last {
@@ -61,7 +68,8 @@ pub fn offsets(indptr: &[i64], moves: usize) -> PyResult<Vec<u64>> {
             return Err(PyValueError::new_err(format!("indptr[{i}] is {o}: {why}")));
         }
         last = o;
-        offsets.push(o as u64);
+        // Never past `moves` (checked below, an offset counting moves), which O holds.
+        offsets.push(O::of(o as usize).unwrap_or_default());
     }
     if last as u64 != moves as u64 {
         return Err(PyValueError::new_err(format!(
@@ -70,6 +78,15 @@ pub fn offsets(indptr: &[i64], moves: usize) -> PyResult<Vec<u64>> {
         )));
     }
     Ok(offsets)
+}
+
+/// The graph of CSR `indptr` (checked) over `targets`, with 32-bit offsets when they fit.
+pub fn csr_game(indptr: &[i64], targets: Vec<u32>) -> PyResult<GameGraph> {
+    Ok(if targets.len() as u64 > grundy::graph::narrow_limit() {
+        GameGraph::ChessWide(Csr::from_checked_parts(offsets(indptr, targets.len())?, targets))
+    } else {
+        GameGraph::Chess(Csr::from_checked_parts(offsets(indptr, targets.len())?, targets))
+    })
 }
 
 /// The graph of CSR `offsets` and `targets` (checked), with 32-bit offsets when they fit.

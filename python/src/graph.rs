@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays::{self, contiguous, node_count};
+use crate::room;
 use crate::run::run;
 use crate::{cycle_error, networkx};
 
@@ -41,6 +42,9 @@ macro_rules! with_csr {
         }
     };
 }
+
+/// A graph's offsets and moves as numpy arrays.
+type CsrArrays<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u32>>);
 
 /// Every node's values and, when asked, levels, as numpy arrays.
 type Evaluation<'py> = (Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<u32>>>);
@@ -96,6 +100,10 @@ impl Graph {
         if let (Some(values), false) = (self.game.values.get(), levels) {
             return Ok((values, None));
         }
+        // The search's cells, a byte a node (4 past about 190 moves a node, not checked); with
+        // the levels, 4 a node, then the values and the levels split from them, 1 and 4.
+        let per_node = if levels { 9 } else { 1 };
+        self.room(per_node, "the search's cells")?;
         let game = Arc::clone(&self.game);
         let valued = run(
             py,
@@ -118,6 +126,10 @@ impl Graph {
         }
         let (_, levels) = self.values(py, true, threads)?;
         let levels = levels.unwrap_or_default();
+        // The nodes in level order, 4 bytes each, and the play's numbers, twice for a level
+        // that is computed in parallel (into a buffer of its own, then copied).
+        let per_node = 4 + 2 * play_bytes(play);
+        self.room(per_node, &format!("the numbers of {} play", play.name()))?;
         let game = Arc::clone(&self.game);
         run(py, threads, move |exec, _| {
             let levels = grundy::exec::play::levels_of(&levels);
@@ -128,11 +140,19 @@ impl Graph {
         })
     }
 
+    /// Whether `per_node` bytes a node can be allocated for `what` ([`room::check`]): before
+    /// the engine allocates them, which would abort the interpreter if it failed.
+    fn room(&self, per_node: u64, what: &str) -> PyResult<()> {
+        let nodes = self.game.graph.node_count();
+        room::check(u128::from(per_node) * nodes as u128, &format!("{what} of {nodes} nodes"))
+    }
+
     /// The labels of the loopy game (cycles allowed), computed on the first call.
     fn labels(&self, py: Python<'_>, threads: Option<usize>) -> PyResult<&Values> {
         if let Some(labels) = self.game.labels.get() {
             return Ok(labels);
         }
+        self.room(1, "the search's cells")?;
         let game = Arc::clone(&self.game);
         let labels = run(
             py,
@@ -157,8 +177,7 @@ impl Graph {
         }
         let n = node_count(indptr.len() - 1)?;
         let targets = arrays::ids(indices, "indices", n)?;
-        let offsets = arrays::offsets(indptr, targets.len())?;
-        Ok(Graph::new(arrays::game(offsets, targets), None, None))
+        Ok(Graph::new(arrays::csr_game(indptr, targets)?, None, None))
     }
 
     /// The graph of `n` nodes (or the largest id + 1) whose edge `k` is a move from `src[k]` to
@@ -182,24 +201,24 @@ impl Graph {
             Some(n) => node_count(usize::try_from(n).map_err(|_| {
                 PyValueError::new_err(format!("n is {n}: a node count is not negative"))
             })?)?,
-            None => {
-                let most = src.iter().chain(dst).copied().max().map_or(0, |m| m.max(-1) + 1);
-                node_count(most as usize)?
-            }
+            None => derived_node_count(src, dst)?,
         };
-        let check =
-            |ids: &[i64], name: &str| match ids.iter().position(|&v| v < 0 || v >= i64::from(n)) {
-                Some(i) => Err(arrays::not_a_node(&format!("{name}[{i}]"), ids[i], n)),
-                None => Ok(ids.iter().map(|&v| v as u32).collect::<Vec<u32>>()),
-            };
-        let (from, to) = (check(src, "src")?, check(dst, "dst")?);
+        let (from, to) = (arrays::wide_ids(src, "src", n)?, arrays::wide_ids(dst, "dst", n)?);
+        let wide = from.len() as u64 > grundy::graph::narrow_limit();
         let graph = py.detach(|| {
-            if from.len() as u64 > grundy::graph::narrow_limit() {
-                GameGraph::ChessWide(grundy::parse::edges::lists_by_source(n, from, to))
+            use grundy::parse::edges::try_lists_by_source;
+            Ok(if wide {
+                GameGraph::ChessWide(try_lists_by_source(n, &from, &to)?)
             } else {
-                GameGraph::Chess(grundy::parse::edges::lists_by_source(n, from, to))
-            }
+                GameGraph::Chess(try_lists_by_source(n, &from, &to)?)
+            })
         });
+        let graph = graph.map_err(|_: std::collections::TryReserveError| {
+            let offset = if wide { 8 } else { 4 };
+            let bytes = (u128::from(n) + 1) * offset + room::bytes_of::<u32>(to.len());
+            let plural = if to.len() == 1 { "" } else { "s" };
+            room::refused(bytes, &format!("a graph of {n} nodes and {} edge{plural}", to.len()))
+        })?;
         Ok(Graph::new(graph, None, None))
     }
 
@@ -227,10 +246,13 @@ impl Graph {
     }
 
     /// `(indptr, indices)` as numpy `int64` and `uint32` arrays.
-    fn csr<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u32>>) {
+    fn csr<'py>(&self, py: Python<'py>) -> PyResult<CsrArrays<'py>> {
         with_csr!(&self.game.graph, g => {
-            let indptr: Vec<i64> = g.offsets().iter().map(|o| o.index() as i64).collect();
-            (PyArray1::from_vec(py, indptr), PyArray1::from_slice(py, g.targets()))
+            let offsets = g.offsets().iter().map(|o| o.index() as i64);
+            let indptr = room::array(py, g.offsets().len(), offsets, "the offsets (indptr)")?;
+            let targets = g.targets().iter().copied();
+            let indices = room::array(py, g.targets().len(), targets, "the moves (indices)")?;
+            Ok((indptr, indices))
         })
     }
 
@@ -244,7 +266,7 @@ impl Graph {
         threads: Option<usize>,
     ) -> PyResult<Evaluation<'py>> {
         let (values, levels) = self.values(py, levels, threads)?;
-        let values = PyArray1::from_slice(py, &values.to_u32());
+        let values = u32_array(py, values, "the values")?;
         Ok((values, levels.map(|l| PyArray1::from_vec(py, l))))
     }
 
@@ -255,9 +277,12 @@ impl Graph {
     fn label<'py>(&self, py: Python<'py>, threads: Option<usize>) -> PyResult<Labelling<'py>> {
         let labels = self.labels(py, threads)?;
         let graph = &self.game.graph;
-        let (infinite, k_indptr, k_values) = py.detach(|| {
-            let infinite: Vec<bool> = labels.iter().map(|g| g == Values::INFINITE).collect();
-            let (mut k_indptr, mut k_values) = (vec![0i64], Vec::new());
+        let (infinite, k_indptr, k_values) = py.detach(|| -> PyResult<_> {
+            let mut infinite = room::vec(labels.len(), "the infinite mask")?;
+            infinite.extend(labels.iter().map(|g| g == Values::INFINITE));
+            let mut k_indptr = room::vec(labels.len() + 1, "the K sets' offsets")?;
+            let mut k_values = Vec::new();
+            k_indptr.push(0i64);
             for (v, &inf) in infinite.iter().enumerate() {
                 if inf {
                     k_values.extend(
@@ -266,10 +291,10 @@ impl Graph {
                 }
                 k_indptr.push(k_values.len() as i64);
             }
-            (infinite, k_indptr, k_values)
-        });
+            Ok((infinite, k_indptr, k_values))
+        })?;
         Ok((
-            PyArray1::from_slice(py, &labels.to_u32()),
+            u32_array(py, labels, "the labels")?,
             PyArray1::from_vec(py, infinite),
             PyArray1::from_vec(py, k_indptr),
             PyArray1::from_vec(py, k_values),
@@ -335,9 +360,9 @@ impl Graph {
         Ok(match self.measures(py, play, threads)? {
             Measures::Remoteness(n) | Measures::Suspense(n) => (PyArray1::from_vec(py, n), None),
             Measures::Misere(m, genera) => {
-                let grundy: Vec<u32> = m.iter().map(|x| x.grundy()).collect();
-                let heaps: Vec<u32> = m.iter().map(|x| x.heap_or_none()).collect();
-                let tame: Vec<bool> = m.iter().map(|x| x.tame()).collect();
+                let grundy = room::collect(m.iter().map(|x| x.grundy()), "the misère values")?;
+                let heaps = room::collect(m.iter().map(|x| x.heap_or_none()), "the heaps")?;
+                let tame = room::collect(m.iter().map(|x| x.tame()), "the tame flags")?;
                 let prefixes = genus.then(|| {
                     let (mut indptr, mut entries, mut prefix) =
                         (vec![0i64], Vec::new(), Vec::new());
@@ -357,7 +382,7 @@ impl Graph {
             }
             Measures::None => {
                 let (values, _) = self.values(py, false, threads)?;
-                (PyArray1::from_slice(py, &values.to_u32()), None)
+                (u32_array(py, values, "the values")?, None)
             }
         })
     }
@@ -402,6 +427,8 @@ impl Graph {
         let graph = &self.game.graph;
         let stats = if loopy {
             let labels = self.labels(py, threads)?;
+            // The in-degrees, and a mark per node to count parallel edges.
+            self.room(8, "the in-degrees")?;
             let outcomes = Outcomes { draws: Some(0), ..Outcomes::default() };
             let mut stats = py.detach(|| {
                 CaseStats::of_graph((1, graph, labels), None, outcomes, Default::default())
@@ -410,6 +437,8 @@ impl Graph {
             stats
         } else {
             let (values, levels) = self.values(py, true, threads)?;
+            // The in-degrees, and a mark per node to count parallel edges.
+            self.room(8, "the in-degrees")?;
             let outcomes = Outcomes::default();
             py.detach(|| {
                 CaseStats::of_graph(
@@ -422,6 +451,59 @@ impl Graph {
         };
         serde_json::to_string(&stats)
             .map_err(|e| PyValueError::new_err(format!("cannot write the statistics: {e}")))
+    }
+}
+
+/// The node count of the edges `src` to `dst` given without `n`: the largest id + 1, refused
+/// as the command line refuses an edge list's without `--nodes` when the id is far past what
+/// the edges can describe (`from_edges([0], [2**30])` would ask 4 GB for nodes nobody named).
+fn derived_node_count(src: &[i64], dst: &[i64]) -> PyResult<u32> {
+    // No id, or none that is not negative: the check of the ids names the negative one.
+    let Some(largest) = src.iter().chain(dst).copied().max().filter(|&id| id >= 0) else {
+        return Ok(0);
+    };
+    let edges = src.len() as u64;
+    let derived = u32::try_from(largest)
+        .ok()
+        .and_then(|id| grundy::parse::edges::derived_node_count(Some(id), edges));
+    derived.ok_or_else(|| {
+        // The first edge that names it, as the command line names its first line.
+        let k = src.iter().zip(dst).position(|(&u, &v)| u == largest || v == largest);
+        let at = match k {
+            Some(k) if src[k] == largest => format!("src[{k}]"),
+            Some(k) => format!("dst[{k}]"),
+            None => "an id".to_string(),
+        };
+        let why = if largest >= i64::from(u32::MAX) {
+            format!("not a node id: ids go up to {}", u32::MAX - 1)
+        } else {
+            let plural = if edges == 1 { "" } else { "s" };
+            format!(
+                "which would make a graph of {} nodes from {edges} edge{plural}; give n= to \
+                 allow it",
+                largest + 1
+            )
+        };
+        PyValueError::new_err(format!("{at} is {largest}, {why}"))
+    })
+}
+
+/// `values` as a numpy `uint32` array, or a `MemoryError` naming `what`.
+fn u32_array<'py>(
+    py: Python<'py>,
+    values: &Values,
+    what: &str,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    room::array(py, values.len(), values.iter(), what)
+}
+
+/// The bytes a node of the numbers `play` computes ([`Measures`]).
+fn play_bytes(play: Play) -> u64 {
+    match play {
+        Play::Normal | Play::Selective => 0,
+        Play::Conjunctive | Play::Continued => 4,
+        Play::Misere { genus: false } => 8,
+        Play::Misere { genus: true } => 16,
     }
 }
 

@@ -10,6 +10,7 @@
 mod arrays;
 mod graph;
 mod networkx;
+mod room;
 mod run;
 
 use grundy::graph::GameGraph;
@@ -59,6 +60,10 @@ fn read(
     trust: bool,
 ) -> PyResult<Graph> {
     let format = text_format(format, nodes)?;
+    if let Some(n) = nodes {
+        // The reader allocates the offsets of the nodes asked for, 4 bytes each, come what may.
+        room::check((u128::from(n) + 1) * 4, &format!("the offsets of nodes={n}"))?;
+    }
     let path = std::path::Path::new(path);
     let input = grundy::Input::open_streaming(Some(path), grundy::index::is_index)
         .map_err(|e| engine_error(py, e.into()))?;
@@ -134,9 +139,15 @@ fn octal<'py>(
     let parsed = Code::parse(code, hex)
         .map_err(|e| PyValueError::new_err(format!("octal code {code:?}: {e}")))?;
     let method = if naive { Method::Naive } else { Method::Sparse };
+    // The array of G(0..=n) is the one allocation n alone sizes (a proved period gives the
+    // values past the computed ones): reserved before the run, so that n = 10^12 is a
+    // MemoryError at once, not an abort once the period is proved.
+    let what = format!("G(0..=n) with n = {n} (4 bytes a value)");
+    let count = n.checked_add(1).ok_or_else(|| room::refused((n as u128 + 1) * 4, &what))?;
+    let mut values: Vec<u32> = room::vec(count, &what)?;
     let sequence = run::run(py, Some(1), move |_, watch| {
         let sequence = grundy::octal::sequence(&parsed, n, method, watch);
-        let values: Vec<u32> = sequence.extended(n).collect();
+        values.extend(sequence.extended(n));
         (values, sequence.period.map(|p| (p.preperiod, p.period, p.proved_at)))
     })?;
     Ok((PyArray1::from_vec(py, sequence.0), sequence.1))

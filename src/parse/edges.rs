@@ -234,18 +234,51 @@ fn counting_sort<O: Offset>(n: u32, columns: Columns) -> Csr<O> {
 /// counting sort by source, stable (a node's out-positions keep their order in the columns).
 /// The one sort of an edge list into CSR, for one process and for a cluster worker's nodes.
 pub fn lists_by_source<O: Offset>(n: u32, from: Vec<u32>, to: Vec<u32>) -> Csr<O> {
+    let offsets = vec![O::default(); n as usize + 1];
+    let targets = vec![0u32; to.len()];
+    sort_by_source(offsets, targets, &from, &to)
+}
+
+/// [`lists_by_source`], failing rather than aborting when its arrays (`n + 1` offsets and a
+/// target per edge) cannot be allocated: for the Python module, whose caller chooses `n` and
+/// gets a `MemoryError` (the command line keeps the plain twin, and its `calloc`).
+pub fn try_lists_by_source<O: Offset>(
+    n: u32,
+    from: &[u32],
+    to: &[u32],
+) -> Result<Csr<O>, std::collections::TryReserveError> {
+    let offsets = try_zeroed(n as usize + 1)?;
+    let targets = try_zeroed(to.len())?;
+    Ok(sort_by_source(offsets, targets, from, to))
+}
+
+/// `len` zeros, or the error of an allocation refused.
+fn try_zeroed<T: Copy + Default>(len: usize) -> Result<Vec<T>, std::collections::TryReserveError> {
+    let mut zeros = Vec::new();
+    zeros.try_reserve_exact(len)?;
+    zeros.resize(len, T::default());
+    Ok(zeros)
+}
+
+/// The counting sort of [`lists_by_source`] into `offsets` (`n + 1` zeros) and `targets`
+/// (`to.len()` of them).
+fn sort_by_source<O: Offset>(
+    mut offsets: Vec<O>,
+    mut targets: Vec<u32>,
+    from: &[u32],
+    to: &[u32],
+) -> Csr<O> {
     let one = O::from(1);
-    let mut offsets = vec![O::default(); n as usize + 1];
-    for &u in &from {
+    let n = offsets.len() - 1;
+    for &u in from {
         offsets[u as usize + 1] += one;
     }
-    for i in 0..n as usize {
+    for i in 0..n {
         let before = offsets[i];
         offsets[i + 1] += before;
     }
-    let mut targets = vec![0u32; to.len()];
     // offsets[u] serves as u's cursor; afterwards it holds u's end, restored by one shift.
-    for (&u, &v) in from.iter().zip(&to) {
+    for (&u, &v) in from.iter().zip(to) {
         let cursor = &mut offsets[u as usize];
         targets[cursor.index()] = v;
         *cursor += one;
@@ -616,5 +649,17 @@ mod tests {
         let text = b"0 5\n1 3000000000\n2 3\n# x\n3 4000000000\n4000000000 1\n5 6\n";
         let err = both(text, None).unwrap_err();
         assert_eq!(err.offset, 27);
+    }
+
+    #[test]
+    fn the_fallible_sort_is_the_sort() {
+        let (from, to) = (vec![2, 0, 2, 1, 0], vec![1, 3, 0, 2, 2]);
+        let plain: Csr<u32> = lists_by_source(4, from.clone(), to.clone());
+        let fallible: Csr<u32> = try_lists_by_source(4, &from, &to).unwrap();
+        assert_eq!(plain.offsets(), fallible.offsets());
+        assert_eq!(plain.targets(), fallible.targets());
+        assert_eq!(fallible.successors(2), &[1, 0]);
+        let wide: Csr<u64> = try_lists_by_source(4, &from, &to).unwrap();
+        assert_eq!(wide.targets(), plain.targets());
     }
 }

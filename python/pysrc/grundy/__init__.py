@@ -11,6 +11,12 @@ XOR of the tokens' values is non-zero. The engine is grundy's Rust library: the 
     [2, 1, 0]
     >>> g.outcomes([[0], [2], [0, 1, 2]])
     ['WIN', 'LOSE', 'WIN']
+
+Errors are exceptions, never an end of the interpreter: ``ValueError`` for an input that is
+wrong (naming the entry and what was expected), :class:`CycleError` (a ``ValueError``) for a
+cycle where a game must end, ``TypeError`` for an object of the wrong kind, ``OSError`` for a
+file, and ``MemoryError`` when what the input asks for cannot be allocated (a node count, an
+octal game's ``n``; it names the bytes): checked before the work, not met half-way.
 """
 
 from __future__ import annotations
@@ -136,7 +142,8 @@ class Graph:
 
         Both are 1-D integer arrays (or sequences); ``indptr`` holds ``n + 1`` offsets from 0.
         ``uint32`` indices (what :meth:`csr` gives) are copied as they are, others converted
-        once. A ``ValueError`` names the first entry that is wrong and why.
+        once. A ``ValueError`` names the first entry that is wrong and why; a
+        ``MemoryError``, the bytes a graph of this size needs when they cannot be allocated.
         """
         indices = np.asarray(indices)
         if not (indices.dtype == np.uint32 and indices.ndim == 1):
@@ -146,7 +153,14 @@ class Graph:
     @staticmethod
     def from_edges(src, dst, n: int | None = None) -> "Graph":
         """The graph of ``n`` nodes (default: the largest id + 1) with a move from ``src[k]``
-        to ``dst[k]`` for every ``k``; a node's moves keep their order in the arrays."""
+        to ``dst[k]`` for every ``k``; a node's moves keep their order in the arrays.
+
+        Without ``n``, an id of 2**24 or more needs an edge per 64 ids (the command line's
+        rule without ``--nodes``): ``from_edges([0], [2**30])`` would allocate 4 GB for
+        nodes no edge describes, so it is a ``ValueError`` naming the entry; give ``n`` to
+        ask for them. A ``ValueError`` names any id that is not a node; a ``MemoryError``,
+        the bytes the graph needs when they cannot be allocated.
+        """
         return Graph(_grundy.Graph.from_edges(_ids(src, "src"), _ids(dst, "dst"), n))
 
     @staticmethod
@@ -155,14 +169,23 @@ class Graph:
         move from ``u`` to ``v`` for each edge (a multigraph's parallel edges count once).
 
         For other node labels, use :func:`from_networkx_labelled`, which also returns the
-        labels in node order.
+        labels in node order. An undirected graph is a ``TypeError`` (its edges have no
+        direction to move in): ``nx.DiGraph(G)`` makes each a move both ways, a loopy game.
         """
         return Graph(_grundy.Graph.from_adjacency(_adjacency(G), None))
 
     @staticmethod
     def from_scipy(matrix) -> "Graph":
         """The graph of a square scipy sparse matrix (or array): a move from ``i`` to ``j``
-        for every stored entry ``(i, j)``, in CSR order; the entries' values are ignored."""
+        for every stored entry ``(i, j)``, in CSR order; the entries' values are ignored.
+        Anything else (a numpy array, a list) is a ``TypeError``; a matrix that is not
+        square, a ``ValueError``."""
+        if not _is_sparse(matrix):
+            raise TypeError(
+                f"from_scipy takes a scipy sparse matrix or array (csr, csc, coo, ...), not "
+                f"{type(matrix).__module__}.{type(matrix).__qualname__}: for a dense array, "
+                "scipy.sparse.csr_array(a), or Graph.from_csr or Graph.from_edges"
+            )
         rows, cols = matrix.shape
         if rows != cols:
             raise ValueError(f"the matrix is {rows} x {cols}: a game graph's is square")
@@ -194,7 +217,9 @@ class Graph:
     def values(self, threads: int | None = None) -> np.ndarray:
         """Every position's Grundy value, a ``uint32`` array; on ``threads`` threads (default:
         one per core). Raises :class:`CycleError` (naming the cycle's nodes) for a cyclic graph;
-        use :meth:`loopy` for a game with cycles.
+        use :meth:`loopy` for a game with cycles. Raises ``MemoryError`` before the work when
+        the engine's arrays for this many nodes cannot be allocated (so do :meth:`levels`,
+        :meth:`loopy`, :meth:`play` and :meth:`stats`).
         """
         return self._g.evaluate(False, threads)[0]
 
@@ -219,7 +244,8 @@ class Graph:
     ) -> list[str]:
         """``"WIN"`` or ``"LOSE"`` for the player to move in each query: a list of positions
         (tokens, one per game of the sum), or a 2-D integer array of them (a 1-D array: one
-        token per query). With ``loopy``, as a loopy game: ``"DRAW"`` where neither player
+        token per query); anything else, as a nested list (``[[[5], [7]]]``), is a
+        ``ValueError`` naming the entry. With ``loopy``, as a loopy game: ``"DRAW"`` where neither player
         can force a win. With ``play`` (``"misere"``, ``"conjunctive"``, ``"continued"``,
         ``"selective"``: the CLI's ``--play``, acyclic games only), the tokens played that way;
         misère play gives ``"UNDECIDED"`` where the theory does not decide the sum (the
@@ -298,7 +324,8 @@ def read(
     bytes; its values come with it, its checksums checked unless ``trust``). A text's values
     are computed as it is read: as a loopy game's (:meth:`Graph.loopy`) with ``loopy``, where
     cycles are allowed, as the CLI's ``--loopy``. Errors are the CLI's: file, line, column and
-    what was expected.
+    what was expected (``ValueError``; ``OSError`` for the file itself), and ``MemoryError``
+    when the offsets of ``nodes`` nodes cannot be allocated.
     """
     return Graph(_grundy.read(str(path), format, case, nodes, loopy, trust))
 
@@ -307,9 +334,22 @@ def octal(code: str, n: int, hex: bool = False, naive: bool = False) -> Octal:
     """``G(0..=n)`` of the octal game ``code`` (Kayles is ``"0.77"``; hexadecimal digits with
     ``hex``) and its period when one is proved on the way (Guy and Smith's test), as in
     ``grundy octal``: the computation stops at the proof and the period gives the rest.
-    By the sparse-space method (Gangolli and Plambeck), or every move with ``naive``."""
+    By the sparse-space method (Gangolli and Plambeck), or every move with ``naive``.
+
+    Raises ``ValueError`` for a code that is not one, and ``MemoryError`` at once when the
+    array of ``n + 1`` values (4 bytes each) cannot be allocated: ``octal("0.77", 10**12)``
+    asks 4 TB, whatever the period says."""
     values, period = _grundy.octal(code, n, hex, naive)
     return Octal(values, Period(*period) if period is not None else None)
+
+
+def _is_sparse(matrix) -> bool:
+    """Whether ``matrix`` is a scipy sparse matrix or array (without scipy, none is)."""
+    try:
+        import scipy.sparse
+    except ImportError:
+        return False
+    return scipy.sparse.issparse(matrix)
 
 
 def _ids(values, name: str) -> np.ndarray:
@@ -324,16 +364,35 @@ def _ids(values, name: str) -> np.ndarray:
 
 def _adjacency(G) -> dict:
     """``G``'s adjacency as a dict of dicts: networkx's own ``G._adj`` (what its algorithms
-    read), else one built from the public ``G.adj`` view."""
+    read), else one built from the public ``G.adj`` view. Raises ``TypeError`` for an
+    undirected graph."""
+    is_directed = getattr(G, "is_directed", None)
+    if callable(is_directed) and not is_directed():
+        raise TypeError(
+            f"G is undirected (a {type(G).__name__}), and a game's moves go one way: give a "
+            "DiGraph: nx.DiGraph(G) for moves both ways along each edge (a loopy game: "
+            "Graph.loopy() and loopy=True), or one with each edge oriented as its move goes"
+        )
     adj = getattr(G, "_adj", None)
     if isinstance(adj, dict) and all(isinstance(a, dict) for a in itertools.islice(adj.values(), 1)):
         return adj
     return {v: dict(neighbours) for v, neighbours in G.adj.items()}
 
 
+_A_QUERY = (
+    "a query is one position (an int) or a flat list of positions, one token on each: "
+    "queries is a list of those, or a 1-D or 2-D integer array"
+)
+
+
 def _queries(queries) -> tuple[np.ndarray, np.ndarray]:
-    """Queries as CSR ``int64`` arrays: offsets, and the positions of every query in turn."""
-    if isinstance(queries, np.ndarray) and queries.ndim in (1, 2):
+    """Queries as CSR ``int64`` arrays: offsets, and the positions of every query in turn.
+
+    Raises ``ValueError`` naming the first query, or entry of one, that is not a position
+    (a nested list is not a query: ``[[[5], [7]]]`` is not the query ``[5, 7]``)."""
+    if isinstance(queries, np.ndarray):
+        if queries.ndim not in (1, 2):
+            raise ValueError(f"queries is a {queries.ndim}-D array: {_A_QUERY}")
         rows = queries if queries.ndim == 2 else queries[:, None]
         indptr = np.arange(len(rows) + 1, dtype=np.int64) * rows.shape[1]
         return indptr, _ids(rows.ravel(), "queries")
@@ -341,7 +400,26 @@ def _queries(queries) -> tuple[np.ndarray, np.ndarray]:
     lengths = np.fromiter(map(len, queries), dtype=np.int64, count=len(queries))
     indptr = np.zeros(len(queries) + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    tokens = np.asarray(list(itertools.chain.from_iterable(queries)))
+    try:
+        tokens = np.asarray(list(itertools.chain.from_iterable(queries)))
+    except ValueError:
+        # Ragged nesting, as [[[1], [2, 3]]]: numpy makes no array of it.
+        tokens = None
+    # A token that is itself a list or an array makes the tokens 2-D or an object array.
+    if tokens is None or tokens.ndim != 1 or tokens.dtype == object:
+        _refuse_queries(queries)
     if tokens.size and not np.issubdtype(tokens.dtype, np.integer):
         raise ValueError(f"the queries hold {tokens.dtype} positions: give integers")
-    return indptr, np.ascontiguousarray(tokens.ravel(), dtype=np.int64)
+    return indptr, np.ascontiguousarray(tokens, dtype=np.int64)
+
+
+def _refuse_queries(queries: list) -> None:
+    """Raises the ``ValueError`` of the first entry of ``queries`` that is not a position: not
+    an ``int`` (or a numpy integer), or one past 64 bits (numpy keeps those as objects)."""
+    for q, query in enumerate(queries):
+        for i, token in enumerate(query):
+            if not isinstance(token, (int, np.integer)) or isinstance(token, bool):
+                raise ValueError(f"queries[{q}][{i}] is {token!r}, not a position: {_A_QUERY}")
+            if not -(2**63) <= token < 2**63:
+                raise ValueError(f"queries[{q}][{i}] is {token}, not a node: ids are 32-bit")
+    raise ValueError(f"the queries are not a list of queries: {_A_QUERY}")
