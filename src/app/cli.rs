@@ -349,8 +349,9 @@ pub struct ClusterArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct IndexReadArgs {
     /// When the input is an index: skip its checksums (a file you wrote and trust; reading
-    /// then costs the pages answering touches, and a corrupt file may stop grundy with an
-    /// internal error instead of this one's message).
+    /// then costs the pages answering touches, and a damaged file may give wrong answers
+    /// where the checksums would refuse it; a move past the last node is still refused where
+    /// every move is read, as by stats, and taken as no move elsewhere).
     #[arg(long)]
     pub trust: bool,
 }
