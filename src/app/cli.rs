@@ -38,7 +38,7 @@ impl From<ShapeName> for Shape {
 #[derive(Debug, Parser)]
 #[command(name = "grundy", version, about, long_about = None)]
 pub struct Cli {
-    /// Worker threads [default: all cores].
+    /// Worker threads [default: all cores; at most 8 a core, or 16, with a warning past it].
     #[arg(long, short = 'j', global = true, value_name = "N")]
     pub threads: Option<usize>,
 
