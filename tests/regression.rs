@@ -241,3 +241,62 @@ fn only_a_query_file_that_reads_as_a_graph_file_is_called_one() {
         assert!(line.contains("(QUERIES looks like a graph file: it reads as a case of 3 nodes;"));
     }
 }
+
+/// Regression (issue 63): a write killed by SIGKILL left its hidden `.grundy-*.tmp` beside
+/// the target for good. Its name now carries the process and the machine, and the next run
+/// writing into the folder removes it; the file of a live process (this test's), one of
+/// another machine and one of an earlier grundy (no PID) are left alone.
+#[test]
+fn a_killed_writes_temporary_file_is_removed_by_the_next_run() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempdir();
+    let d = dir.path();
+    let temps = || -> Vec<String> {
+        let names = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name());
+        let mut names: Vec<String> = names.map(|n| n.into_string().unwrap()).collect();
+        names.retain(|n| n.starts_with(".grundy-"));
+        names.sort();
+        names
+    };
+    // `values` opens its output once the input's first bytes are in (enough to tell an index
+    // from a text), then waits for the rest.
+    let out = d.join("killed.csv");
+    let mut child = grundy()
+        .args(["values", "-o", out.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("binary starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin.write_all(&[&b"3\n1 1\n"[..], &[b' '; 4096]].concat()).expect("the first bytes");
+    let start = std::time::Instant::now();
+    while temps().is_empty() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let pid = child.id();
+    child.kill().expect("SIGKILL");
+    child.wait().expect("the child is gone");
+    drop(stdin);
+    let orphan = temps().pop().expect("the killed run's temporary file");
+    assert!(!out.exists());
+    let prefix = format!(".grundy-{pid}-");
+    assert!(orphan.starts_with(&prefix) && orphan.ends_with(".tmp"), "{orphan}");
+    let host = orphan[prefix.len()..].rsplit_once('-').expect("HOST-XXXXXX.tmp").0;
+    let kept = [
+        format!(".grundy-{}-{host}-Live01.tmp", std::process::id()),
+        format!(".grundy-{pid}-not-{host}-Other1.tmp"),
+        ".grundy-Old001.tmp".to_string(),
+    ];
+    for name in &kept {
+        write_file(d, name, b"partial");
+    }
+    let sample = repo_path("data/chess-sample.txt");
+    let written = d.join("values.csv");
+    run(&["values", sample.to_str().unwrap(), "-o", written.to_str().unwrap()], None).ok();
+    assert!(written.exists());
+    let mut want = kept.to_vec();
+    want.sort();
+    assert_eq!(temps(), want, "only the killed run's file is removed");
+}
