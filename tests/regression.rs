@@ -300,3 +300,49 @@ fn a_killed_writes_temporary_file_is_removed_by_the_next_run() {
     want.sort();
     assert_eq!(temps(), want, "only the killed run's file is removed");
 }
+
+/// Regression (issue 63): `values --help` and `query --help` said `--play` was "one process,
+/// CSV, no index", and both read an index and write Parquet and Arrow IPC under any play.
+/// The help names what it takes, and it does take it; a cluster is still refused.
+#[test]
+fn the_help_of_play_says_what_values_and_query_take() {
+    let dir = tempdir();
+    let d = dir.path();
+    let sample = repo_path("data/chess-sample.txt");
+    let idx = d.join("sample.grundy");
+    run(&["index", sample.to_str().unwrap(), "-o", idx.to_str().unwrap()], None).ok();
+    let q = write_file(d, "q.txt", b"1 0\n2 1 2\n");
+    for command in ["values", "query"] {
+        let help = run(&[command, "--help"], None).ok();
+        let play = help.split("--play <PLAY>").nth(1).expect("--play is helped");
+        let play = play.split("Possible values").next().expect("its text");
+        assert!(!play.contains("no index"), "{command}: {play}");
+        assert!(play.contains("an index") && play.contains("Parquet"), "{command}: {play}");
+        assert!(play.contains("one process"), "{command}: {play}");
+        let mut args = vec![command, "--play", "misere", idx.to_str().unwrap()];
+        if command == "query" {
+            args.push(q.to_str().unwrap());
+        }
+        let csv = run(&args, None).ok();
+        assert!(csv.lines().count() > 2, "{command}: {csv}");
+        #[cfg(feature = "columnar")]
+        for ext in ["parquet", "arrow"] {
+            let out = d.join(format!("{command}.{ext}"));
+            let mut to_file = args.clone();
+            to_file.extend_from_slice(&["-o", out.to_str().unwrap()]);
+            assert_eq!(run(&to_file, None).ok(), "");
+            assert!(std::fs::metadata(&out).expect("written").len() > 0, "{command} {ext}");
+        }
+        #[cfg(feature = "cluster")]
+        {
+            let mut on_two = vec![command, "--play", "misere", sample.to_str().unwrap()];
+            if command == "query" {
+                on_two.push(q.to_str().unwrap());
+            }
+            on_two.extend_from_slice(&["--processes", "2"]);
+            let refused = run(&on_two, None);
+            assert_eq!(refused.code, 2, "{command}: {}", refused.stderr);
+            assert!(refused.stderr.contains("the plays run on one process"), "{command}");
+        }
+    }
+}

@@ -297,9 +297,9 @@ pub struct SolveArgs {
     /// WIN, LOSE or DRAW (infinite play) per query. The chess format only (not sums).
     #[arg(long)]
     pub loopy: bool,
-    /// How a query's tokens are played. Other than normal: the chess format, one process, a
-    /// CSV report of case,query,positions,result,move_from,move_to,reason (a winning move's
-    /// tokens and where each goes, as lists; why a misère sum is UNDECIDED).
+    /// How a query's tokens are played. Other than normal: the chess format, one process; the
+    /// report's rows are case,query,positions,result,move_from,move_to,reason (a winning
+    /// move's tokens and where each goes, as lists; why a misère sum is UNDECIDED).
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
     #[arg(long, help = GENUS_HELP)]
@@ -443,8 +443,8 @@ pub struct ValuesArgs {
     pub loopy: bool,
     /// How a query's tokens are played: the play's columns follow values' own (conjunctive:
     /// remoteness; continued: suspense; misere: misere_outcome,misere_grundy,misere_heap;
-    /// selective and normal: none). Other than normal: chess and edge-list formats, one
-    /// process, CSV.
+    /// selective and normal: none). Other than normal: chess and edge-list formats or an
+    /// index of either, one process; CSV, Parquet or Arrow IPC as -o says.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
     #[arg(long, help = GENUS_HELP)]
@@ -481,7 +481,8 @@ pub struct QueryArgs {
     pub loopy: bool,
     /// How a query's tokens are played. Other than normal: rows of
     /// case,query,positions,result,move_from,move_to,reason (as `solve --play --report`;
-    /// not with --columns), chess and edge-list formats, one process, CSV, no index.
+    /// not with --columns), chess and edge-list formats or an index of either, one process;
+    /// CSV, Parquet or Arrow IPC as -o says.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
     #[arg(long, help = GENUS_HELP)]
