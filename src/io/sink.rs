@@ -351,8 +351,9 @@ static CLEARED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new(
 /// Removes from `dir` the temporary files of this machine's runs that no longer exist (a run
 /// killed by SIGKILL leaves its file; SIGINT, SIGTERM and SIGHUP remove it, see
 /// [`crate::io::signals`]), once per folder per process. A file is an orphan when its name
-/// is one [`temp_prefix`] gives, with this machine's name, and no process has its PID
-/// (`kill(pid, 0)` fails with ESRCH): a live run's file is never touched, whoever runs it.
+/// is a temporary file's (`.grundy-PID-HOST-XXXXXX.tmp`) with this machine's name, and no
+/// process has its PID (`kill(pid, 0)` fails with ESRCH): a live run's file is never
+/// touched, whoever runs it.
 /// Where the PID has been given to another process since, the orphan stays until that one
 /// is gone too. Files of other machines, of earlier grundys (`.grundy-XXXXXX.tmp`, no PID)
 /// and any other name are left alone; so is a file that cannot be removed (another user's,

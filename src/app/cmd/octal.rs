@@ -187,7 +187,8 @@ fn room(dir: &Path) -> Option<(u64, String, bool)> {
         if unsafe { libc::statvfs(path.as_ptr(), &mut fs) } != 0 {
             return None;
         }
-        let free = u64::from(fs.f_bavail).saturating_mul(fs.f_frsize);
+        // `fsblkcnt_t` and `c_ulong` are 32 bits on some systems, 64 on others.
+        let free = (fs.f_bavail as u64).saturating_mul(fs.f_frsize as u64);
         // SAFETY: getrlimit writes into the zeroed struct it is given.
         let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
         let largest = match unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } {
