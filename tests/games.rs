@@ -117,7 +117,7 @@ fn crosses_matches_the_oracles() {
         assert_eq!(value != 0, real, "n = {n}");
     }
     let mut rng = Rng::new(3537);
-    let ns: Vec<usize> = (0..2000).map(|_| rng.below(2001) as usize).collect();
+    let ns: Vec<usize> = (0..2000).map(|_| 1 + rng.below(2000) as usize).collect();
     let input: String = ns.iter().map(|n| format!("{n}\n")).collect();
     let expected: String = ns.iter().map(|&n| if g[n] != 0 { "1\n" } else { "2\n" }).collect();
     assert_eq!(both_paths("crosses", input.as_bytes()), expected);
@@ -266,6 +266,58 @@ fn bad_game_input_gets_clear_errors() {
         for threads in ["1", "2"] {
             let line = run(&["--threads", threads, "game", name], Some(input)).error_line();
             assert_eq!(line, expected, "{name} {input:?}");
+        }
+    }
+}
+
+/// Regression (issue 63): `game` printed nothing when a later record was bad. The records
+/// before it are answered first, as `solve` answers the cases before a bad one, on stdout
+/// (judge lines, `--table`, `--export`: what the good records alone give), then one error
+/// line and exit 1; with `-o` no file is written. A bad first record writes nothing.
+#[test]
+fn the_records_before_a_bad_one_are_answered_first() {
+    let dir = tempdir();
+    let out = dir.path().join("out.txt");
+    for (name, good, bad, error) in [
+        ("cutting", &b"2 2\n3 2\n7 5\n"[..], &b"1 5\n"[..], "4:1: W of case 4: 1 is below 2"),
+        (
+            "crosses",
+            b"1\n3\n40\n",
+            b"five\n",
+            "4:1: expected a non-negative integer for n of case 4, found \"five\"",
+        ),
+        ("crosses", b"6\n", b"0\n", "2:1: n of case 2: 0 is below 1"),
+        (
+            "team-nim",
+            b"1 101 4 4\n1 100 4 4\n",
+            b"3 97 8 7\n",
+            "4:1: input ends where M_i of case 3 was expected",
+        ),
+        ("team-nim", b"1 5 2 2\n", b"1 5 0 2\n", "2:5: M_i of case 2: 0 is below 1"),
+        (
+            "geography",
+            b"3 1\n1 2\n2 3\n",
+            b"2 1\n1 3\n",
+            "5:3: b of case 2: 3 is not an airport (1 to 2)",
+        ),
+    ] {
+        for flags in [&[][..], &["--table"], &["--export"]] {
+            let alone = game(name, good, flags);
+            assert!(!alone.is_empty(), "{name} {flags:?}");
+            for threads in ["1", "2"] {
+                let mut args = vec!["-j", threads, "game", name];
+                args.extend_from_slice(flags);
+                let input = [good, bad].concat();
+                let r = run(&args, Some(&input));
+                let line = r.error_line();
+                assert_eq!(line, format!("error: <stdin>:{error}"), "{name} {flags:?}");
+                assert_eq!(r.stdout_text(), alone, "{name} {flags:?}: the good records' answers");
+                args.extend_from_slice(&["-o", out.to_str().unwrap()]);
+                assert_eq!(run(&args, Some(&input)).error_line(), line);
+                assert!(!out.exists(), "{name}: no file");
+                let first = run(&args[..args.len() - 2], Some(bad));
+                assert_eq!((first.code, first.stdout_text()), (1, String::new()), "{name}");
+            }
         }
     }
 }

@@ -616,3 +616,127 @@ fn lists_in_either_order_answer_and_a_false_order_still_moves_to_a_lose() {
     }
     assert!(wins > 100, "{wins} WINs checked");
 }
+
+/// `index` with every target of its out-lists (kind 16, in mex order) set to `to`, nothing
+/// resealed: what a reader with `--trust` takes as it is.
+fn moves_to(index: &[u8], to: u32) -> Vec<u8> {
+    let mut bytes = index.to_vec();
+    let u64_at = |b: &[u8], at: usize| {
+        u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes")) as usize
+    };
+    let footer = bytes.len() - 64;
+    let (table, count) = (u64_at(&bytes, footer), u64_at(&bytes, footer + 8));
+    let entry = (0..count)
+        .map(|k| table + 40 * k)
+        .find(|&e| u16::from_le_bytes([bytes[e + 4], bytes[e + 5]]) == 16)
+        .expect("out-lists in mex order");
+    let (offset, targets) = (u64_at(&bytes, entry + 8), u64_at(&bytes, entry + 16));
+    assert!(targets > 100, "{targets} moves");
+    for t in bytes[offset..offset + 4 * targets].chunks_exact_mut(4) {
+        t.copy_from_slice(&to.to_le_bytes());
+    }
+    bytes
+}
+
+/// The columns `keep` (by number) of CSV rows.
+fn columns(csv: &str, keep: &[usize]) -> Vec<Vec<String>> {
+    let row = |line: &str| {
+        let fields: Vec<&str> = line.split(',').collect();
+        keep.iter().map(|&k| fields[k].to_string()).collect()
+    };
+    csv.lines().map(row).collect()
+}
+
+/// `--trust` skips the checksums, not the bounds the readers index by (issue 63: `stats
+/// --trust` panicked at a move past the node count). Every move of an index made to lead past
+/// its nodes: the readers of the whole game (stats, the plays' numbers) refuse it with one
+/// line naming the file; those of single positions (query's winning moves, a loopy node's
+/// follower values) take such a move as no move, and answer from the values, which are whole.
+#[test]
+fn moves_past_the_nodes_read_with_trust_are_refused_or_skipped() {
+    let dir = tempdir();
+    let d = dir.path();
+    let mut rng = Rng::new(63);
+    let cases = [random_case(&mut rng, 300, 4, 0, 1)];
+    let input = write_file(d, "game.txt", &write_messy(&mut rng, &cases, false));
+    let good = std::fs::read(index(d, "good.grundy", &input, &[])).expect("index");
+    let q = queries(d, &mut rng, 300, 400);
+    for to in [300, u32::MAX] {
+        let bad = write_file(d, "bad.grundy", &moves_to(&good, to));
+        let refusal = format!(
+            "error: {}: case 1: corrupt: a move leads to a node that is not in the case",
+            s(&bad)
+        );
+        for args in [
+            &["stats", "--trust", s(&bad)][..],
+            &["stats", "--trust", "--json", s(&bad)],
+            &["values", "--trust", "--play", "misere", s(&bad)],
+            &["values", "--trust", "--play", "conjunctive", s(&bad)],
+            &["query", "--trust", "--play", "selective", s(&bad), s(&q)],
+        ] {
+            assert_eq!(run(args, None).error_line(), refusal, "{args:?}, moves to {to}");
+        }
+        let trusted = |args: &[&str], file: &Path| {
+            let mut all = args.to_vec();
+            all.extend_from_slice(&["--trust", s(file)]);
+            if args[0] == "query" {
+                all.push(s(&q));
+            }
+            run(&all, None).ok()
+        };
+        // values reads no move; query's outcomes are the values' (its moves are gone).
+        assert_eq!(trusted(&["values"], &bad), trusted(&["values"], &d.join("good.grundy")));
+        let rows = trusted(&["query"], &bad);
+        let made = trusted(&["query"], &d.join("good.grundy"));
+        assert_eq!(columns(&rows, &[0, 1, 2, 3]), columns(&made, &[0, 1, 2, 3]), "moves to {to}");
+        assert!(made.contains(",WIN,") && rows.lines().skip(1).all(|r| r.ends_with(",,")));
+    }
+    // A loopy game: stats refuses; values and query answer, no crash.
+    let lists: Vec<Vec<u32>> =
+        (0..300).map(|_| (0..rng.below(4)).map(|_| rng.below(300) as u32).collect()).collect();
+    let cyclic = [crate::util::Case { lists, queries: Vec::new() }];
+    let input = write_file(d, "loopy.txt", &write_messy(&mut rng, &cyclic, false));
+    let good = std::fs::read(index(d, "loopy.grundy", &input, &["--loopy"])).expect("index");
+    let bad = write_file(d, "bad.grundy", &moves_to(&good, 300));
+    let line = run(&["stats", "--trust", "--loopy", s(&bad)], None).error_line();
+    assert!(line.ends_with("a move leads to a node that is not in the case"), "{line}");
+    let values = run(&["values", "--trust", "--loopy", s(&bad)], None).ok();
+    let made = run(&["values", "--loopy", s(&input)], None).ok();
+    assert_eq!(columns(&values, &[0, 1, 2]), columns(&made, &[0, 1, 2]), "loopy values");
+    run(&["query", "--trust", "--loopy", s(&bad), s(&q)], None).ok();
+}
+
+/// A value or a level no game has, forged with its checksums made whole, is refused by the
+/// readers that count nodes per value and per level (issue 63: a forged 4-byte level would
+/// size their tables at gigabytes): a value above its node's move count (a mex of that many
+/// values), a level at the node count or past it.
+#[test]
+fn forged_values_and_levels_past_a_games_bounds_are_refused() {
+    let dir = tempdir();
+    let d = dir.path();
+    let mut rng = Rng::new(6310);
+    let cases = [random_case(&mut rng, 300, 4, 20, 2)];
+    let sink = cases[0].lists.iter().position(Vec::is_empty).expect("a sink") as u32;
+    let input = write_file(d, "game.txt", &write_messy(&mut rng, &cases, false));
+    let good = std::fs::read(index(d, "good.grundy", &input, &[])).expect("index");
+    // Entry `at` of a section of the given width set to `x`.
+    let set = |at: u32, x: u32| {
+        move |entry: usize, b: &mut Vec<u8>| {
+            let offset = u64::from_le_bytes(b[entry + 8..entry + 16].try_into().expect("8"));
+            let width = u16::from_le_bytes([b[entry + 6], b[entry + 7]]) as usize;
+            let at = offset as usize + width * at as usize;
+            b[at..at + width].copy_from_slice(&x.to_le_bytes()[..width]);
+        }
+    };
+    for (kind, at, x, what) in [
+        (4, sink, 1, "a value is above its node's move count"),
+        (5, 7, 300, "a level is not below the node count"),
+        (5, sink, 9999, "a level is not below the node count"),
+    ] {
+        let bad = write_file(d, "bad.grundy", &resealed(&good, kind, set(at, x)));
+        for args in [&["stats", s(&bad)][..], &["values", "--play", "misere", s(&bad)]] {
+            let line = run(args, None).error_line();
+            assert_eq!(line, format!("error: {}: case 1: corrupt: {what}", s(&bad)), "{args:?}");
+        }
+    }
+}

@@ -485,3 +485,39 @@ fn a_damaged_or_foreign_checkpoint_is_refused() {
     std::fs::write(&values, &kept).expect("a values file");
     assert_eq!(run(&args, None).code, 0, "the checkpoint mended reads");
 }
+
+/// Regression (issue 63): `octal -n 99999999999999` failed with "a temporary file: cannot
+/// write: File too large", `-n` past 2^64 - 2 panicked on an overflow, and a file size limit
+/// (`ulimit -f`) killed the run with SIGXFSZ. An `-n` whose table cannot be had is refused
+/// before anything is computed or written, naming `-n` and the bytes its table needs.
+#[test]
+fn an_n_whose_table_no_disk_holds_names_n_and_its_bytes() {
+    let dir = tempdir();
+    let checkpoint = dir.path().join("run.ck");
+    let checkpoint = checkpoint.to_str().unwrap();
+    let huge = "99999999999999";
+    for (n, extra, needs) in [
+        (huge, &[][..], "needs 100000000000000 bytes (100 TB, a byte a heap to start with)"),
+        (huge, &["--naive"], "needs 400000000000000 bytes (400 TB, 4 bytes a heap)"),
+        (huge, &["--checkpoint", checkpoint], "needs 100000000000000 bytes"),
+        ("18446744073709551615", &[], "needs more than 2^64 bytes"),
+        ("4611686018427387904", &["--naive"], "needs more than 2^64 bytes"),
+    ] {
+        let r = run(&[&["octal", "0.07", "-n", n][..], extra].concat(), None);
+        assert_eq!(r.code, 2, "{n} {extra:?}: {}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        let start = format!("error: -n {n}: G(0..=N) {needs}");
+        assert!(r.stderr.starts_with(&start), "{n} {extra:?}: {}", r.stderr);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written");
+    }
+    // 5000001 bytes in a temporary file, past a limit of 1000 blocks of at most 1 KiB.
+    let limited = std::process::Command::new("sh")
+        .args(["-c", "ulimit -f 1000 && exec \"$0\" octal 0.07 -n 5000000"])
+        .arg(env!("CARGO_BIN_EXE_grundy"))
+        .output()
+        .expect("sh runs");
+    let stderr = String::from_utf8_lossy(&limited.stderr);
+    assert_eq!(limited.status.code(), Some(2), "{stderr}");
+    let start = "error: -n 5000000: G(0..=N) needs 5000001 bytes (5.0 MB, a byte a heap";
+    assert!(stderr.starts_with(start) && stderr.contains("(ulimit -f)"), "{stderr}");
+}

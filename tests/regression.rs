@@ -241,3 +241,108 @@ fn only_a_query_file_that_reads_as_a_graph_file_is_called_one() {
         assert!(line.contains("(QUERIES looks like a graph file: it reads as a case of 3 nodes;"));
     }
 }
+
+/// Regression (issue 63): a write killed by SIGKILL left its hidden `.grundy-*.tmp` beside
+/// the target for good. Its name now carries the process and the machine, and the next run
+/// writing into the folder removes it; the file of a live process (this test's), one of
+/// another machine and one of an earlier grundy (no PID) are left alone.
+#[test]
+fn a_killed_writes_temporary_file_is_removed_by_the_next_run() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempdir();
+    let d = dir.path();
+    let temps = || -> Vec<String> {
+        let names = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name());
+        let mut names: Vec<String> = names.map(|n| n.into_string().unwrap()).collect();
+        names.retain(|n| n.starts_with(".grundy-"));
+        names.sort();
+        names
+    };
+    // `values` opens its output once the input's first bytes are in (enough to tell an index
+    // from a text), then waits for the rest.
+    let out = d.join("killed.csv");
+    let mut child = grundy()
+        .args(["values", "-o", out.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("binary starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin.write_all(&[&b"3\n1 1\n"[..], &[b' '; 4096]].concat()).expect("the first bytes");
+    let start = std::time::Instant::now();
+    while temps().is_empty() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let pid = child.id();
+    child.kill().expect("SIGKILL");
+    child.wait().expect("the child is gone");
+    drop(stdin);
+    let orphan = temps().pop().expect("the killed run's temporary file");
+    assert!(!out.exists());
+    let prefix = format!(".grundy-{pid}-");
+    assert!(orphan.starts_with(&prefix) && orphan.ends_with(".tmp"), "{orphan}");
+    let host = orphan[prefix.len()..].rsplit_once('-').expect("HOST-XXXXXX.tmp").0;
+    let kept = [
+        format!(".grundy-{}-{host}-Live01.tmp", std::process::id()),
+        format!(".grundy-{pid}-not-{host}-Other1.tmp"),
+        ".grundy-Old001.tmp".to_string(),
+    ];
+    for name in &kept {
+        write_file(d, name, b"partial");
+    }
+    let sample = repo_path("data/chess-sample.txt");
+    let written = d.join("values.csv");
+    run(&["values", sample.to_str().unwrap(), "-o", written.to_str().unwrap()], None).ok();
+    assert!(written.exists());
+    let mut want = kept.to_vec();
+    want.sort();
+    assert_eq!(temps(), want, "only the killed run's file is removed");
+}
+
+/// Regression (issue 63): `values --help` and `query --help` said `--play` was "one process,
+/// CSV, no index", and both read an index and write Parquet and Arrow IPC under any play.
+/// The help names what it takes, and it does take it; a cluster is still refused.
+#[test]
+fn the_help_of_play_says_what_values_and_query_take() {
+    let dir = tempdir();
+    let d = dir.path();
+    let sample = repo_path("data/chess-sample.txt");
+    let idx = d.join("sample.grundy");
+    run(&["index", sample.to_str().unwrap(), "-o", idx.to_str().unwrap()], None).ok();
+    let q = write_file(d, "q.txt", b"1 0\n2 1 2\n");
+    for command in ["values", "query"] {
+        let help = run(&[command, "--help"], None).ok();
+        let play = help.split("--play <PLAY>").nth(1).expect("--play is helped");
+        let play = play.split("Possible values").next().expect("its text");
+        assert!(!play.contains("no index"), "{command}: {play}");
+        assert!(play.contains("an index") && play.contains("Parquet"), "{command}: {play}");
+        assert!(play.contains("one process"), "{command}: {play}");
+        let mut args = vec![command, "--play", "misere", idx.to_str().unwrap()];
+        if command == "query" {
+            args.push(q.to_str().unwrap());
+        }
+        let csv = run(&args, None).ok();
+        assert!(csv.lines().count() > 2, "{command}: {csv}");
+        #[cfg(feature = "columnar")]
+        for ext in ["parquet", "arrow"] {
+            let out = d.join(format!("{command}.{ext}"));
+            let mut to_file = args.clone();
+            to_file.extend_from_slice(&["-o", out.to_str().unwrap()]);
+            assert_eq!(run(&to_file, None).ok(), "");
+            assert!(std::fs::metadata(&out).expect("written").len() > 0, "{command} {ext}");
+        }
+        #[cfg(feature = "cluster")]
+        {
+            let mut on_two = vec![command, "--play", "misere", sample.to_str().unwrap()];
+            if command == "query" {
+                on_two.push(q.to_str().unwrap());
+            }
+            on_two.extend_from_slice(&["--processes", "2"]);
+            let refused = run(&on_two, None);
+            assert_eq!(refused.code, 2, "{command}: {}", refused.stderr);
+            assert!(refused.stderr.contains("the plays run on one process"), "{command}");
+        }
+    }
+}

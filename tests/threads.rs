@@ -136,3 +136,56 @@ fn sequential_is_one_thread_and_refuses_a_thread_count() {
     assert_eq!(twin.stdout_text(), "WIN\nLOSE\n");
     assert_eq!(one.stdout, twin.stdout);
 }
+
+/// A thread count far past the cores is cut to 8 threads a core (16 at least), with one
+/// warning line naming both numbers (issue 63: `--threads 100000` ran 11 minutes with 13,548
+/// threads started): the same answers, and (on Linux) no more threads than the bound
+/// running. A count at the bound is no warning.
+#[test]
+fn a_thread_count_far_past_the_cores_is_cut_with_a_warning() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let bound = (8 * cores).max(16);
+    let asked = (4 * bound).to_string();
+    let dir = tempdir();
+    let path = write_file(dir.path(), "small.txt", b"3\n2 1 2\n1 2\n0\n1 0\n2 1 1\n");
+    let file = path.to_str().unwrap();
+    let cut = run(&["-j", &asked, "solve", file], None);
+    assert_eq!(cut.code, 0, "{}", cut.stderr);
+    assert_eq!(cut.stdout_text(), "WIN\nLOSE\n");
+    let warning =
+        format!("warning: --threads {asked} is far past the {cores} cores: using {bound}");
+    assert_eq!(cut.stderr, format!("{warning}\n"));
+    assert_eq!(run(&["-j", &bound.to_string(), "solve", file], None).ok(), "WIN\nLOSE\n");
+    #[cfg(target_os = "linux")]
+    {
+        use std::process::Stdio;
+        // The pool is started before stdin is read: count the threads while it waits.
+        let mut child = grundy()
+            .args(["-j", &asked, "solve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("binary starts");
+        let status = format!("/proc/{}/status", child.id());
+        let threads = || {
+            let text = std::fs::read_to_string(&status).unwrap_or_default();
+            let line = text.lines().find(|l| l.starts_with("Threads:")).unwrap_or("Threads: 0");
+            line[8..].trim().parse::<usize>().expect("a thread count")
+        };
+        let start = std::time::Instant::now();
+        let mut most = 0;
+        // Until the pool is up (the main thread and `bound` workers), then a little longer.
+        while start.elapsed() < std::time::Duration::from_secs(5) {
+            most = most.max(threads());
+            if most > bound && start.elapsed() > std::time::Duration::from_millis(300) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        drop(child.stdin.take());
+        assert!(child.wait().expect("binary runs").success());
+        // The workers, the main thread and the signal handler's.
+        assert!(most > bound && most <= bound + 2, "{most} threads for a bound of {bound}");
+    }
+}

@@ -105,7 +105,7 @@ fn index_values(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
 fn indexes(input: &Input, data: &[u8]) {
     let _ = index_values(data.to_vec());
     let mut index = Vec::new();
-    if exec::index(input, (Exec::Sequential, Format::Chess, false), &mut index, &()).is_err() {
+    if exec::index(input, (Exec::Sequential, Format::Chess, false, &[]), &mut index, &()).is_err() {
         return;
     }
     let whole = index_values(index.clone()).expect("a fresh index reads back");

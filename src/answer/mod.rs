@@ -83,14 +83,19 @@ pub fn winning_move<'g>(
     let value = |p: u32| values.get(p);
     let (k, want) = mover(positions.iter().map(|&p| value(p)), nim_sum)?;
     let p = positions[k];
+    // A move to no node (a damaged index read with --trust) is no move: `u32::MAX` is never
+    // `want`, which is below a value.
+    let to = |s: u32| values.try_get(s).unwrap_or(u32::MAX);
     let chess = |successors: &'g [u32], at: Option<usize>| Some((p, &successors[at?..=at?]));
     match graph {
-        GameGraph::Chess(g) => chess(g.successors(p), first_move_below(g, p, want, value)),
-        GameGraph::ChessWide(g) => chess(g.successors(p), first_move_below(g, p, want, value)),
+        GameGraph::Chess(g) => chess(g.successors(p), first_move_below(g, p, want, to)),
+        GameGraph::ChessWide(g) => chess(g.successors(p), first_move_below(g, p, want, to)),
         GameGraph::Sums(g) => g
             .moves(p)
             .map(|m| g.parts(m))
-            .find(|parts| parts.iter().fold(0, |acc, &q| acc ^ value(q)) == want)
+            .find(|parts| {
+                parts.iter().try_fold(0, |acc, &q| Some(acc ^ values.try_get(q)?)) == Some(want)
+            })
             .map(|parts| (p, parts)),
     }
 }
@@ -141,7 +146,8 @@ fn answer_loopy<O: Offset>(
     let nim_sum = positions.iter().filter(finite).fold(0, |acc, &p| acc ^ values.get(p));
     let mut infinite = positions.iter().filter(|p| !finite(p));
     let to_value = |p: u32, want: u32| {
-        let s = graph.successors(p).iter().find(|&&s| values.get(s) == want)?;
+        // A move to no node (a damaged index read with --trust) is no move.
+        let s = graph.successors(p).iter().find(|&&s| values.try_get(s) == Some(want))?;
         Some((p, *s))
     };
     let (outcome, winning) = match (infinite.next(), infinite.next()) {

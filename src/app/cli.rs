@@ -38,7 +38,7 @@ impl From<ShapeName> for Shape {
 #[derive(Debug, Parser)]
 #[command(name = "grundy", version, about, long_about = None)]
 pub struct Cli {
-    /// Worker threads [default: all cores].
+    /// Worker threads [default: all cores; at most 8 a core, or 16, with a warning past it].
     #[arg(long, short = 'j', global = true, value_name = "N")]
     pub threads: Option<usize>,
 
@@ -302,9 +302,9 @@ pub struct SolveArgs {
     /// WIN, LOSE or DRAW (infinite play) per query. The chess format only (not sums).
     #[arg(long)]
     pub loopy: bool,
-    /// How a query's tokens are played. Other than normal: the chess format, one process, a
-    /// CSV report of case,query,positions,result,move_from,move_to,reason (a winning move's
-    /// tokens and where each goes, as lists; why a misère sum is UNDECIDED).
+    /// How a query's tokens are played. Other than normal: the chess format, one process; the
+    /// report's rows are case,query,positions,result,move_from,move_to,reason (a winning
+    /// move's tokens and where each goes, as lists; why a misère sum is UNDECIDED).
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
     #[arg(long, help = GENUS_HELP)]
@@ -354,8 +354,9 @@ pub struct ClusterArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct IndexReadArgs {
     /// When the input is an index: skip its checksums (a file you wrote and trust; reading
-    /// then costs the pages answering touches, and a corrupt file may stop grundy with an
-    /// internal error instead of this one's message).
+    /// then costs the pages answering touches, and a damaged file may give wrong answers
+    /// where the checksums would refuse it; a move past the last node is still refused where
+    /// every move is read, as by stats, and taken as no move elsewhere).
     #[arg(long)]
     pub trust: bool,
 }
@@ -465,8 +466,8 @@ pub struct ValuesArgs {
     pub loopy: bool,
     /// How a query's tokens are played: the play's columns follow values' own (conjunctive:
     /// remoteness; continued: suspense; misere: misere_outcome,misere_grundy,misere_heap;
-    /// selective and normal: none). Other than normal: chess and edge-list formats, one
-    /// process, CSV.
+    /// selective and normal: none). Other than normal: chess and edge-list formats or an
+    /// index of either, one process; CSV, Parquet or Arrow IPC as -o says.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
     #[arg(long, help = GENUS_HELP)]
@@ -503,7 +504,8 @@ pub struct QueryArgs {
     pub loopy: bool,
     /// How a query's tokens are played. Other than normal: rows of
     /// case,query,positions,result,move_from,move_to,reason (as `solve --play --report`;
-    /// not with --columns), chess and edge-list formats, one process, CSV, no index.
+    /// not with --columns), chess and edge-list formats or an index of either, one process;
+    /// CSV, Parquet or Arrow IPC as -o says.
     #[arg(long, value_enum, value_name = "PLAY", default_value_t = PlayName::Normal)]
     pub play: PlayName,
     #[arg(long, help = GENUS_HELP)]

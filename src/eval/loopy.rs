@@ -382,11 +382,12 @@ impl Share<'_> {
 }
 
 /// The finite values of `v`'s followers, ascending, each once: the set K of an infinite node.
+/// A move to no node (a damaged index read with `--trust`) is no move.
 pub fn infinite_set<O: Offset>(graph: &Csr<O>, values: &Values, v: u32) -> Vec<u32> {
     let mut set: Vec<u32> = graph
         .successors(v)
         .iter()
-        .map(|&s| values.get(s))
+        .filter_map(|&s| values.try_get(s))
         .filter(|&x| x != Values::INFINITE)
         .collect();
     set.sort_unstable();

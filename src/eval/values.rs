@@ -44,6 +44,13 @@ impl Values {
         self.0.get(v as usize)
     }
 
+    /// The value of node `v`, `None` past the last node: for ids read from a file whose
+    /// checks were skipped (an index read with `--trust`), where a crash is no answer.
+    #[inline]
+    pub fn try_get(&self, v: u32) -> Option<u32> {
+        ((v as usize) < self.len()).then(|| self.get(v))
+    }
+
     /// The nim-sum (XOR of values) of tokens on `positions`.
     #[inline]
     pub fn nim_sum(&self, positions: &[u32]) -> u32 {

@@ -285,6 +285,24 @@ impl<'a> CaseReader<'a> {
         &mut self,
         answer: A,
         ahead: Option<&H>,
+        flush: W,
+    ) -> Result<u64, Error>
+    where
+        R: Piece,
+        A: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
+        H: Fn(&[u32], usize) + Sync,
+        W: FnMut(&Bufs<R>) -> Result<(), Error>,
+    {
+        self.read_queries("answering", answer, ahead, flush)
+    }
+
+    /// [`CaseReader::queries_ahead`] as the stage `name` of the progress bar: what the run is
+    /// doing with the queries it reads (answering them, or skipping past them).
+    fn read_queries<R, A, H, W>(
+        &mut self,
+        name: &'static str,
+        answer: A,
+        ahead: Option<&H>,
         mut flush: W,
     ) -> Result<u64, Error>
     where
@@ -295,7 +313,7 @@ impl<'a> CaseReader<'a> {
     {
         let (mut bufs, mut pieces) = (Bufs::<R>::default(), Vec::new());
         let mut count = 0u64;
-        self.stage(self.case(), "answering", Unit::Bytes, self.total());
+        self.stage(self.case(), name, Unit::Bytes, self.total());
         let meter = self.meter;
         match &mut self.inner {
             Inner::Sequential(r) => {
@@ -350,9 +368,11 @@ impl<'a> CaseReader<'a> {
         Ok(count)
     }
 
-    /// Reads past the rest of the current case's queries, checking them.
+    /// Reads past the rest of the current case's queries, checking them (`values`, which
+    /// answers none: its bar says `skipping queries`, not `answering`).
     pub fn skip_queries(&mut self) -> Result<u64, Error> {
-        self.queries(|_, _, _: &mut Bufs| {}, |_| Ok(()))
+        let none = None::<&fn(&[u32], usize)>;
+        self.read_queries("skipping queries", |_, _, _: &mut Bufs| {}, none, |_| Ok(()))
     }
 
     /// The error to report for `e`, which the reader has just returned.
@@ -387,4 +407,44 @@ fn read_failure(input: &Input, r: &mut ParChessReader) -> Option<Error> {
 /// The error for a failed read of `input`'s stream (what failed, and what it was doing).
 fn failed(input: &Input, failure: Option<(std::io::Error, &'static str)>) -> Option<Error> {
     failure.map(|(e, failing)| Error::io(input.name(), failing, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Csv;
+    use std::sync::Mutex;
+
+    /// The names of the stages a run started.
+    #[derive(Default)]
+    struct Stages(Mutex<Vec<&'static str>>);
+
+    impl Meter for Stages {
+        fn start(&self, stage: Stage) {
+            self.0.lock().expect("not poisoned").push(stage.name);
+        }
+        fn set(&self, _: u64) {}
+        fn phase(&self, _: &'static str, _: u64) {}
+    }
+
+    /// Regression (issue 63): `values` read past each case's queries under the label
+    /// `answering`, and it answers none; `stats`, which counts their outcomes, still answers.
+    #[test]
+    fn values_skips_the_queries_it_does_not_answer() {
+        let text = b"3\n2 1 2\n1 2\n0\n1 0\n2 1 2\n0\n2\n1 1\n0\n1 0\n".to_vec();
+        let input = Input::from_bytes("<test>", text);
+        for exec in [Exec::Sequential, Exec::Rayon { chunk_bytes: 4 }] {
+            let stages = Stages::default();
+            let mut out = Vec::new();
+            let how = (exec, Format::Chess, false);
+            crate::exec::values(&input, how, &mut Csv::new(&mut out), &stages).expect("values");
+            let names = stages.0.into_inner().expect("not poisoned");
+            assert!(names.contains(&"skipping queries"), "{exec:?}: {names:?}");
+            assert!(!names.contains(&"answering"), "{exec:?}: {names:?}");
+            let stages = Stages::default();
+            crate::exec::stats(&input, how, &stages).expect("stats");
+            let names = stages.0.into_inner().expect("not poisoned");
+            assert!(names.contains(&"answering"), "{exec:?}: {names:?}");
+        }
+    }
 }

@@ -118,7 +118,7 @@ pub fn query_index(
     if index.case_count() == 0 {
         return Err(Error::NoGraph { path: index.name().to_string() });
     }
-    let case = index.case(0, true)?;
+    let case = index.whole_case(0, true)?;
     let case = Solved::of_index(&case);
     let measures = index_measures(index, 0, &case, (exec, play), meter)?;
     answer_all((&case, &measures), queries_input, (exec, play), out, meter)
@@ -181,7 +181,7 @@ pub fn values_of_index(
 ) -> Result<(), Error> {
     out.start(Table::PlayValues(play))?;
     for i in 0..index.case_count() {
-        let case = index.case(i, true)?;
+        let case = index.whole_case(i, true)?;
         let case = Solved::of_index(&case);
         let measures = index_measures(index, i, &case, (exec, play), meter)?;
         write_values(&case, (&measures, play.genus()), exec, out, meter)?;
@@ -235,7 +235,7 @@ pub fn stats_of_index(
     let mut cases = Vec::with_capacity(index.case_count());
     for i in 0..index.case_count() {
         let start = Instant::now();
-        let case = index.case(i, true)?;
+        let case = index.whole_case(i, true)?;
         let Some([wins, losses, undecided]) = index.play_outcomes(i, play)? else {
             return Err(Error::Usage(format!(
                 "stats --play {name} counts the queries under the play, and {file} keeps only \

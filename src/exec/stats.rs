@@ -47,7 +47,7 @@ pub fn stats_of_index(index: &Index) -> Result<Vec<CaseStats>, Error> {
     (0..index.case_count())
         .map(|i| {
             let start = Instant::now();
-            let case = index.case(i, true)?;
+            let case = index.whole_case(i, true)?;
             let times = StageTimes { parse: start.elapsed(), ..StageTimes::default() };
             Ok(CaseStats::of_indexed(&case, times))
         })

@@ -3,7 +3,7 @@
 //! the opponent the win, so a move at cell `i` leaves two independent strips of `i - 3` and
 //! `n - i - 2` cells (negative means empty): a sum, as in the seed solution.
 //!
-//! Input: one `n` per line; output `1` if the first player wins, else `2`.
+//! Input: one `n` per line (1 <= n); output `1` if the first player wins, else `2`.
 
 use std::ops::Range;
 
@@ -87,7 +87,8 @@ impl Game for Crosses {
     fn read(&mut self, lex: &mut Lexer, case: u64) -> Result<Option<u32>, ParseError> {
         lex.at_token();
         let offset = lex.offset();
-        let Some(n) = field_at_least(lex, case, "n", 0)? else { return Ok(None) };
+        // A strip of n cells, as the statement has it: 1 <= n (its 2000 is no limit here).
+        let Some(n) = field_at_least(lex, case, "n", 1)? else { return Ok(None) };
         if u64::from(n) >= MAX_POSITIONS {
             let expected = Expected::Field { case, name: "n" };
             let reason = format!("{n} cells need more than {MAX_POSITIONS} positions");

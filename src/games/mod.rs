@@ -93,14 +93,17 @@ pub trait Game {
 }
 
 /// Runs `game` on its judge's input: reads the records, evaluates their positions on the
-/// shared engine, and writes the judge's output, the table (CSV) or the export.
+/// shared engine, and writes the judge's output, the table (CSV) or the export. Returns what
+/// was written, and the error of a bad record if one stopped the reading: the records before
+/// it are answered all the same, as `solve` answers the cases before a bad one (nothing is
+/// written when the first record is bad).
 pub fn run<G: Game>(
     mut game: G,
     bytes: &[u8],
     output: Output,
     exec: Exec,
     meter: &dyn Meter,
-) -> Result<Vec<u8>, ParseError> {
+) -> (Vec<u8>, Result<(), ParseError>) {
     let mut lex = Lexer::new(bytes);
     let mut sink = Written { output, out: Vec::new(), rows: Rows::new() };
     if output == Output::Table {
@@ -108,19 +111,29 @@ pub fn run<G: Game>(
     }
     let mut records = Vec::new();
     let mut number = 0;
-    while let Some(record) = game.read(&mut lex, number + 1)? {
-        number += 1;
-        records.push(record);
-        if !G::SHARED {
-            sink.write(&game, &records, number, exec, meter);
-            records.clear();
+    let read = loop {
+        match game.read(&mut lex, number + 1) {
+            Ok(Some(record)) => {
+                number += 1;
+                records.push(record);
+                if !G::SHARED {
+                    sink.write(&game, &records, number, exec, meter);
+                    records.clear();
+                }
+            }
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
         }
+    };
+    if read.is_err() && number == 0 {
+        return (Vec::new(), read);
     }
     if G::SHARED {
-        // One table for all records (even none: the table of the smallest game).
+        // One table for all records read (even none: the table of the smallest game); a bad
+        // record widened nothing (each game checks a record before it counts it).
         sink.write(&game, &records, 0, exec, meter);
     }
-    Ok(sink.finish())
+    (sink.finish(), read)
 }
 
 /// What a game run has written so far.

@@ -6,7 +6,8 @@
 //! (the previous one took the last stone): such a position gets one move, to a lost terminal
 //! position, so normal play (who cannot move loses) decides it like every other.
 //!
-//! Input: lines `n S M_1 .. M_2n`, a line `0` ends; output `1` if your team can force a win.
+//! Input: lines `n S M_1 .. M_2n` (each M_i at least 1), a line `0` ends; output `1` if your
+//! team can force a win.
 
 use std::ops::Range;
 
@@ -119,7 +120,8 @@ impl Game for TeamNim {
         }
         let mut limits = Vec::with_capacity((seats as usize).min(lex.remaining() / 2 + 1));
         for _ in 0..seats {
-            limits.push(expect_field(lex, case, "M_i", 0)?);
+            // Each player takes 1 to M_i stones: a seat that may take none is no player.
+            limits.push(expect_field(lex, case, "M_i", 1)?);
         }
         Ok(Some(Table::new(limits, stones)))
     }

@@ -176,6 +176,42 @@ impl Index {
         Ok(IndexedCase { case: i as u64 + 1, graph, values, levels, outcomes })
     }
 
+    /// Case `i` as [`Index::case`] takes it, for a reader of the whole game (`stats`, the
+    /// plays' numbers): every move checked to lead to a node of the case with `--trust` too
+    /// (such a reader reads every move anyway, so the check costs it no page), and every value
+    /// and level checked to be one a game can have, a value at most its node's move count (a
+    /// mex of that many values), a level below the node count: these readers count nodes per
+    /// value and per level in tables that long, which a forged 4-byte number would make
+    /// gigabytes.
+    pub fn whole_case(&self, i: usize, levels: bool) -> Result<IndexedCase, Error> {
+        let case = self.case(i, levels)?;
+        let fail = |what: &str| Error::Index {
+            path: self.name.clone(),
+            message: format!("case {}: corrupt: {what}", i + 1),
+        };
+        let nodes = case.graph.node_count();
+        // Verifying, `csr` checked the moves with their checksum.
+        if !self.verify
+            && !case.graph.deps().targets().par_chunks(BLOCK / 4).all(|c| below(c, nodes))
+        {
+            return Err(fail("a move leads to a node that is not in the case"));
+        }
+        let (graph, values, loopy) = (&case.graph, &case.values, self.is_loopy());
+        let value_fits = |v: u32| {
+            let g = values.get(v);
+            g <= graph.move_count(v) || (loopy && g == Values::INFINITE)
+        };
+        if !(0..nodes as u32).into_par_iter().all(value_fits) {
+            return Err(fail("a value is above its node's move count"));
+        }
+        if let Some(levels) = &case.levels {
+            if !(0..nodes).into_par_iter().all(|v| (levels.get(v) as usize) < nodes) {
+                return Err(fail("a level is not below the node count"));
+            }
+        }
+        Ok(case)
+    }
+
     /// The store of section `entry`: read in place when aligned in memory, else copied.
     fn store<T: Plain>(&self, entry: Entry) -> Store<T> {
         let offset = self.base + entry.offset as usize;

@@ -5,6 +5,11 @@
 //! the final rename is atomic) and renamed over the target by [`Sink::finish`]. A run that fails
 //! drops the sink, which deletes the temporary file: an existing target is left untouched and no
 //! half-written file is ever presented as complete.
+//!
+//! A run killed outright (SIGKILL, a machine that stopped) removes nothing: its temporary
+//! file is named with the machine and the process (`.grundy-PID-HOST-XXXXXX.tmp`), and the
+//! next run that writes into the folder removes the ones whose process is gone
+//! ([`remove_orphans`]).
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -177,8 +182,10 @@ impl Sink {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
+        remove_orphans(dir);
+        let prefix = temp_prefix();
         let mut builder = tempfile::Builder::new();
-        builder.prefix(".grundy-").suffix(".tmp");
+        builder.prefix(&prefix).suffix(".tmp");
         // A new file gets the mode any program's new file gets (0666 less the umask) rather
         // than the 0600 of a private temporary file; a replaced file keeps its own.
         #[cfg(unix)]
@@ -310,6 +317,95 @@ impl Sink {
     fn is_file(&self) -> bool {
         matches!(self.kind, Kind::File { .. })
     }
+}
+
+/// The start of this process's temporary files' names: `.grundy-PID-HOST-`, then tempfile's
+/// random characters and `.tmp`. HOST is the machine's name (its characters other than
+/// letters, digits, `.` and `-` made `_`), so that a folder shared over the network never
+/// sees one machine's live run judged by another's processes.
+fn temp_prefix() -> String {
+    format!(".grundy-{}-{}-", std::process::id(), host())
+}
+
+/// This machine's name as temporary files carry it ([`temp_prefix`]); `unknown` where it has
+/// none to give.
+fn host() -> String {
+    #[cfg(unix)]
+    {
+        let mut name = [0u8; 256];
+        // SAFETY: gethostname writes at most `name.len()` bytes into the buffer it is given.
+        let got = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) };
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        if got == 0 && end > 0 {
+            let keep = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-');
+            return name[..end].iter().map(|b| if keep(b) { *b as char } else { '_' }).collect();
+        }
+    }
+    "unknown".to_string()
+}
+
+/// The folders this process has already cleared of orphans: once each is enough (`octal`
+/// writes its checkpoint into the same folder every few minutes).
+static CLEARED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes from `dir` the temporary files of this machine's runs that no longer exist (a run
+/// killed by SIGKILL leaves its file; SIGINT, SIGTERM and SIGHUP remove it, see
+/// [`crate::io::signals`]), once per folder per process. A file is an orphan when its name
+/// is a temporary file's (`.grundy-PID-HOST-XXXXXX.tmp`) with this machine's name, and no
+/// process has its PID (`kill(pid, 0)` fails with ESRCH): a live run's file is never
+/// touched, whoever runs it.
+/// Where the PID has been given to another process since, the orphan stays until that one
+/// is gone too. Files of other machines, of earlier grundys (`.grundy-XXXXXX.tmp`, no PID)
+/// and any other name are left alone; so is a file that cannot be removed (another user's,
+/// in a shared folder).
+pub fn remove_orphans(dir: &Path) {
+    #[cfg(unix)]
+    {
+        let mut cleared = CLEARED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if cleared.iter().any(|d| d == dir) {
+            return;
+        }
+        cleared.push(dir.to_path_buf());
+        drop(cleared);
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let host = host();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name.to_str().and_then(|n| orphan_pid(n, &host)) else { continue };
+            let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+            if is_file && !is_alive(pid) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+/// The PID in `name` when it is a temporary file's name as [`temp_prefix`] makes them on the
+/// machine called `host`: `.grundy-PID-HOST-XXXXXX.tmp`, PID a positive process id.
+#[cfg(unix)]
+fn orphan_pid(name: &str, host: &str) -> Option<libc::pid_t> {
+    let rest = name.strip_prefix(".grundy-")?.strip_suffix(".tmp")?;
+    let (pid, rest) = rest.split_once('-')?;
+    let (their_host, random) = rest.rsplit_once('-')?;
+    let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+    let random_ok = !random.is_empty() && random.bytes().all(|b| b.is_ascii_alphanumeric());
+    if !digits || !random_ok || their_host != host {
+        return None;
+    }
+    // 0 and negative numbers name process groups to kill(): never one of those.
+    pid.parse::<libc::pid_t>().ok().filter(|&p| p > 0)
+}
+
+/// False only when no process has the id `pid` (a process of another user is alive: kill
+/// then fails with EPERM).
+#[cfg(unix)]
+fn is_alive(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 sends nothing: kill only checks that the process exists and may be
+    // signalled; `pid` is positive, so it names one process, never a group.
+    let sent = unsafe { libc::kill(pid, 0) };
+    sent == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// Blocks at least this large go to a file through a map ([`Sink::put_large`]).
@@ -618,6 +714,31 @@ mod tests {
         sink.finish().expect("finished");
         let got = std::fs::read(&path).expect("read back");
         assert!(got == [&head[..], &block[..], b"tail"].concat(), "the file differs");
+    }
+
+    /// Only names of the form `.grundy-PID-HOST-XXXXXX.tmp`, of this host, with a PID that
+    /// names one process, are orphans to look at; a host with dashes in its name is one.
+    #[cfg(unix)]
+    #[test]
+    fn orphans_are_named_with_their_pid_and_host() {
+        let host = "build-3.lan";
+        assert_eq!(orphan_pid(".grundy-4242-build-3.lan-aB3xYz.tmp", host), Some(4242));
+        for name in [
+            ".grundy-4242-other-aB3xYz.tmp",
+            ".grundy-aB3xYz.tmp",
+            ".grundy-0-build-3.lan-aB3xYz.tmp",
+            ".grundy--1-build-3.lan-aB3xYz.tmp",
+            ".grundy-99999999999-build-3.lan-aB3xYz.tmp",
+            ".grundy-4242-build-3.lan-.tmp",
+            ".grundy-4242-build-3.lan-aB3xYz.csv",
+            "grundy-4242-build-3.lan-aB3xYz.tmp",
+            ".grundy-42a-build-3.lan-aB3xYz.tmp",
+        ] {
+            assert_eq!(orphan_pid(name, host), None, "{name}");
+        }
+        let ours = format!("{}{}.tmp", temp_prefix(), "q1W2e3");
+        assert_eq!(orphan_pid(&ours, &super::host()), Some(std::process::id() as libc::pid_t));
+        assert!(is_alive(std::process::id() as libc::pid_t));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! for a period, writing the table) let go of what they passed as they go.
 
 use std::fs::File;
+use std::io;
 use std::mem::size_of;
 use std::path::{Path, PathBuf};
 
@@ -295,9 +296,13 @@ impl Mapped {
         size: usize,
     ) -> Result<Mapped, IoError> {
         let name = path.as_deref().map_or("a temporary file".into(), |p| p.display().to_string());
-        let bytes = capacity * size;
-        file.set_len(bytes as u64).map_err(|e| IoError::file(&name, "cannot write", e))?;
-        reserve(&file, bytes).map_err(|e| IoError::file(&name, "cannot reserve disk space", e))?;
+        let too_many = || io::Error::new(io::ErrorKind::InvalidInput, "more bytes than a file has");
+        let bytes = capacity.checked_mul(size).ok_or_else(too_many);
+        let bytes = bytes.map_err(|e| IoError::file(&name, "cannot make it", e))?;
+        let length = format!("cannot make it {bytes} bytes long");
+        file.set_len(bytes as u64).map_err(|e| IoError::file(&name, &length, e))?;
+        let reserving = format!("cannot reserve {bytes} bytes of disk space");
+        reserve(&file, bytes).map_err(|e| IoError::file(&name, &reserving, e))?;
         // SAFETY: a shared, writable mapping of a file this process made (or, for a
         // checkpoint's values, reopened) for itself. What is assumed, as for every file grundy
         // maps (README, "Limits"), is that no other process writes or truncates it while the

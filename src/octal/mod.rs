@@ -218,6 +218,16 @@ impl Sequence {
 /// The first heap count at which the period is looked for; it doubles after each look.
 const FIRST_LOOK: usize = 64;
 
+/// The bytes of the table of G(0..=n) a run of `code` by `method` starts with: a byte a heap
+/// with the sparse method (2, then 4, from the first value past 255, then past 65535), 4 with
+/// the plain method and for a code that leaves three heaps (both compute in 4 bytes); `None`
+/// past what a `u64` counts.
+pub fn table_bytes(code: &Code, n: usize, method: Method) -> Option<u64> {
+    let sparse = method == Method::Sparse && code.moves().three.is_empty();
+    let width = if sparse { 1 } else { 4 };
+    u64::try_from(n).ok()?.checked_add(1)?.checked_mul(width)
+}
+
 /// G(0..=n) of `code` by `method`, in memory, stopping as soon as a period is proved (the
 /// values then end at [`Period::proved_at`]); `meter` hears the heaps done.
 pub fn sequence(code: &Code, n: usize, method: Method, meter: &dyn Meter) -> Sequence {

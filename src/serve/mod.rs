@@ -69,7 +69,7 @@ impl Game {
     /// The game of `index`, every case taken (and checked) now, with its levels.
     pub fn open(index: &Index) -> Result<Game, Error> {
         let cases: Vec<IndexedCase> =
-            (0..index.case_count()).map(|i| index.case(i, true)).collect::<Result<_, _>>()?;
+            (0..index.case_count()).map(|i| index.whole_case(i, true)).collect::<Result<_, _>>()?;
         let stats: Vec<CaseStats> = cases
             .iter()
             .map(|c| CaseStats::of_indexed(c, crate::eval::StageTimes::default()))

@@ -26,14 +26,16 @@ pub fn run(args: &GameArgs, config: &Config) -> Result<(), Error> {
         _ => Output::Judge,
     };
     let (bytes, exec) = (input.bytes(), config.exec);
-    let text = match args.name {
+    let (text, read) = match args.name {
         GameName::Cutting => games::run(Cutting::default(), bytes, output, exec, &progress),
         GameName::Crosses => games::run(Crosses::default(), bytes, output, exec, &progress),
         GameName::TeamNim => games::run(TeamNim, bytes, output, exec, &progress),
         GameName::Geography => games::run(Geography, bytes, output, exec, &progress),
-    }
-    .map_err(|e| Error::parse(input.name(), bytes, e))?;
+    };
     progress.finish();
+    // The answers to the records before a bad one go out first, as solve's do; a file output
+    // is then dropped unfinished (written whole or not at all).
     out.put(&text)?;
+    read.map_err(|e| Error::parse(input.name(), bytes, e))?;
     Ok(out.finish()?)
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::app::cli::OctalArgs;
 use crate::app::config::Config;
 use grundy::error::Error;
-use grundy::io::progress::Progress;
+use grundy::io::progress::{human_bytes, Progress};
 use grundy::io::sink::Sink;
 use grundy::octal::{self, checkpoint, Code, Keeper, Method, Place, Sequence, Values};
 
@@ -27,12 +27,17 @@ pub fn run(args: &OctalArgs, config: &Config) -> Result<(), Error> {
         return Err(Error::Usage("--checkpoint-every: expected seconds, 0 or more".into()));
     }
     let method = if args.naive { Method::Naive } else { Method::Sparse };
+    let place = match args.checkpoint.as_deref() {
+        Some(path) => checkpoint::place(path),
+        // A long run keeps its table in a file, resident only where the method reads it.
+        None if args.n >= IN_MEMORY => Place::Temporary,
+        None => Place::Memory,
+    };
+    check_room(&code, args.n, method, &place)?;
     let start = Instant::now();
     let sequence = match args.checkpoint.as_deref() {
         Some(path) => from_checkpoint(&code, args, method, path, config)?,
         None => {
-            // A long run keeps its table in a file, resident only where the method reads it.
-            let place = if args.n >= IN_MEMORY { Place::Temporary } else { Place::Memory };
             let progress = Progress::new(config.progress);
             let sequence =
                 octal::sequence_from(&code, args.n, method, None, &place, &mut (), &progress);
@@ -119,6 +124,91 @@ fn from_checkpoint(
 
 /// Heaps from which a run keeps its table in a temporary file rather than in memory.
 const IN_MEMORY: usize = 1 << 22;
+
+/// Refuses an `-n` whose table of values cannot be had, before anything is computed or
+/// written, naming `-n` and the bytes: a table of more bytes than can be counted, or (in a
+/// file: the temporary folder, or beside the checkpoint) more than that folder's free space
+/// or than the largest file this process may write (`ulimit -f`). A checkpoint's values file
+/// already there counts as room. (Below [`IN_MEMORY`] heaps the table is at most 16 MB of
+/// memory.)
+fn check_room(code: &Code, n: usize, method: Method, place: &Place) -> Result<(), Error> {
+    let Some(bytes) = octal::table_bytes(code, n, method) else {
+        return Err(Error::Usage(format!(
+            "-n {n}: G(0..=N) needs more than 2^64 bytes, more than a table can hold"
+        )));
+    };
+    let dir = match place {
+        Place::Memory => return Ok(()),
+        Place::Temporary => std::env::temp_dir(),
+        Place::Named(stem) => match stem.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        },
+    };
+    let kept: u64 = [1, 2, 4]
+        .iter()
+        .filter_map(|&w| place.file(w))
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    let Some((room, bound, limit)) = room(&dir) else { return Ok(()) };
+    if bytes.saturating_sub(kept) <= room {
+        return Ok(());
+    }
+    let per_heap = match bytes / (n as u64 + 1) {
+        1 => "a byte a heap to start with",
+        _ => "4 bytes a heap",
+    };
+    let elsewhere = match place {
+        _ if limit => "raise the limit",
+        Place::Temporary => "set TMPDIR to a larger disk",
+        _ => "put the checkpoint on a larger disk",
+    };
+    Err(Error::Usage(format!(
+        "-n {n}: G(0..=N) needs {bytes} bytes ({}, {per_heap}) in a file in {}, {bound}: ask \
+         for fewer heaps, or {elsewhere}",
+        human_bytes(bytes as f64),
+        dir.display(),
+    )))
+}
+
+/// The bytes a file in `dir` can grow to, what bounds them as a message says it, and whether
+/// that is the largest file this process may write (`ulimit -f`, when it is less than the
+/// file system's free space for this user) rather than that space; `None` where neither can
+/// be asked (not Unix, or `dir` cannot be read).
+fn room(dir: &Path) -> Option<(u64, String, bool)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        // SAFETY: statvfs writes into the zeroed struct it is given and reads the
+        // NUL-terminated path, which lives for the call.
+        let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(path.as_ptr(), &mut fs) } != 0 {
+            return None;
+        }
+        // `fsblkcnt_t` and `c_ulong` are 32 bits on some systems, 64 on others.
+        let free = (fs.f_bavail as u64).saturating_mul(fs.f_frsize as u64);
+        // SAFETY: getrlimit writes into the zeroed struct it is given.
+        let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+        let largest = match unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } {
+            0 if limit.rlim_cur != libc::RLIM_INFINITY => limit.rlim_cur,
+            _ => u64::MAX,
+        };
+        Some(if largest < free {
+            let size = human_bytes(largest as f64);
+            let bound = format!("and this process may write files of {size} at most (ulimit -f)");
+            (largest, bound, true)
+        } else {
+            (free, format!("which has {} free", human_bytes(free as f64)), false)
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
 
 /// Writes a checkpoint when `every` has gone by since the last.
 struct Every {
