@@ -38,7 +38,7 @@ pub enum ParseErrorKind {
         /// The digits, possibly shortened.
         token: String,
     },
-    /// A run of more than [`MAX_TOKEN`](crate::parse::lexer::MAX_TOKEN) digits.
+    /// A run of more than 4,096 digits (leading zeros count): the longest token read.
     TooLong {
         /// What the token should have been.
         expected: Expected,
