@@ -461,6 +461,26 @@ fn a_damaged_kept_play_is_refused_by_its_name() {
     }
 }
 
+/// The little-endian u64 at `at` of an index's bytes, as an offset or a count.
+fn u64_at(bytes: &[u8], at: usize) -> usize {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) as usize
+}
+
+/// Where an index's footer starts, and its section table's offset and entry count.
+fn section_table(bytes: &[u8]) -> (usize, usize, usize) {
+    let footer = bytes.len() - 64;
+    (footer, u64_at(bytes, footer), u64_at(bytes, footer + 8))
+}
+
+/// The offset of the table entry of the section of kind `kind` (docs/INDEX.md).
+fn section_entry(bytes: &[u8], kind: u16) -> usize {
+    let (_, table, count) = section_table(bytes);
+    (0..count)
+        .map(|k| table + 40 * k)
+        .find(|&e| u16::from_le_bytes([bytes[e + 4], bytes[e + 5]]) == kind)
+        .expect("a section of the kind")
+}
+
 /// The checksum of `bytes` as docs/INDEX.md gives it: the XXH3-64 of the XXH3-64s of its
 /// 1 MiB blocks.
 fn checksum(bytes: &[u8]) -> [u8; 8] {
@@ -473,15 +493,8 @@ fn checksum(bytes: &[u8]) -> [u8; 8] {
 /// offset in the file), then its checksum, the table's and the footer's written again.
 fn resealed(index: &[u8], kind: u16, change: impl Fn(usize, &mut Vec<u8>)) -> Vec<u8> {
     let mut bytes = index.to_vec();
-    let u64_at = |b: &[u8], at: usize| {
-        u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes")) as usize
-    };
-    let footer = bytes.len() - 64;
-    let (table, count) = (u64_at(&bytes, footer), u64_at(&bytes, footer + 8));
-    let entry = (0..count)
-        .map(|k| table + 40 * k)
-        .find(|&e| u16::from_le_bytes([bytes[e + 4], bytes[e + 5]]) == kind)
-        .expect("a section of the kind");
+    let (footer, table, count) = section_table(&bytes);
+    let entry = section_entry(&bytes, kind);
     change(entry, &mut bytes);
     let width = u16::from_le_bytes([bytes[entry + 6], bytes[entry + 7]]) as usize;
     let (offset, elements) = (u64_at(&bytes, entry + 8), u64_at(&bytes, entry + 16));
@@ -621,15 +634,7 @@ fn lists_in_either_order_answer_and_a_false_order_still_moves_to_a_lose() {
 /// resealed: what a reader with `--trust` takes as it is.
 fn moves_to(index: &[u8], to: u32) -> Vec<u8> {
     let mut bytes = index.to_vec();
-    let u64_at = |b: &[u8], at: usize| {
-        u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes")) as usize
-    };
-    let footer = bytes.len() - 64;
-    let (table, count) = (u64_at(&bytes, footer), u64_at(&bytes, footer + 8));
-    let entry = (0..count)
-        .map(|k| table + 40 * k)
-        .find(|&e| u16::from_le_bytes([bytes[e + 4], bytes[e + 5]]) == 16)
-        .expect("out-lists in mex order");
+    let entry = section_entry(&bytes, 16);
     let (offset, targets) = (u64_at(&bytes, entry + 8), u64_at(&bytes, entry + 16));
     assert!(targets > 100, "{targets} moves");
     for t in bytes[offset..offset + 4 * targets].chunks_exact_mut(4) {
