@@ -19,19 +19,24 @@
 //!    over its moves ([`eval::search()`], no reverse graph), and a play's numbers along it when
 //!    asked ([`eval::search::Along`]); the Grundy value of every node the peel did not value,
 //!    level by level; loopy games' generalized values.
-//! 6. [`exec`]: the case loop (read, order, evaluate, then the queries), on the sequential
-//!    or the parallel path, and the whole-file runs of `solve`, `query`, `values` and `stats`.
-//! 7. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches.
-//! 8. [`report`]: rows through one sink trait ([`report::RowSink`]): CSV (their
+//! 6. [`answer`]: nim-sums, verdicts and winning moves, in parallel batches of queries
+//!    ([`answer::Batch`]: it knows no reader).
+//! 7. [`report`]: rows through one sink trait ([`report::RowSink`]): CSV (their
 //!    [`report::Columns`]), and with the `columnar` feature Parquet and Arrow IPC; statistics.
 //!
 //! The other plays ([`play`]: misère play with Conway's genus, conjunctive and continued
 //! compounds, selective play) are numbers per node taken along stage 5 (or in a pass over its
-//! levels) and rules that decide a sum from its tokens' numbers, used by stages 6-8.
+//! levels) and rules that decide a sum from its tokens' numbers, used by stages 6 and 7.
+//!
+//! Above the stages stands the conductor, [`exec`]: the case loop (read, order, evaluate, then
+//! the queries) on the sequential or the parallel path, and the whole-file runs of `solve`,
+//! `query`, `values`, `stats` and `index`. It imports the stages, [`play`] and [`index`]; no
+//! stage imports it. What runs the engine imports it in turn: [`games`], [`generate`], and
+//! with their features `serve` and `cluster`.
 //!
 //! An [`index`] file is a game solved once: written after stage 5, read back in place of
 //! stages 1-5 (its arrays mapped, not copied: [`io::store`]), so `query`, `values` and `stats`
-//! answer from it with the same stages 6-8.
+//! answer from it with the same stages 6 and 7.
 //!
 //! With the `serve` feature, `serve` answers over HTTP from an index or a solved text.
 //!

@@ -12,7 +12,6 @@ use crate::eval::Values;
 use crate::graph::mex_order::first_move_below;
 use crate::graph::{Csr, GameGraph, Offset};
 use crate::io::memory::append_parallel;
-use crate::parse::chess_parallel::QueryBatch;
 
 /// Pieces per thread a batch is cut into.
 const PIECES_PER_THREAD: usize = 4;
@@ -303,10 +302,26 @@ pub fn prefetch_values(values: &Values, positions: &[u32], stage: usize) {
     }
 }
 
+/// A batch of queries as the answering step reads them, whoever read them (the text's window
+/// reader: [`crate::parse::chess_parallel::QueryBatch`], implemented by the conductor,
+/// [`crate::exec`]): this stage knows no reader.
+pub trait Batch: Sync {
+    /// The number of queries.
+    fn len(&self) -> usize;
+    /// True when the batch holds no query.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The positions of query `i` (0-based within the batch), every one a node of the case.
+    fn positions(&self, i: usize) -> &[u32];
+    /// The 1-based number of the batch's first query within its case.
+    fn first_query(&self) -> u64;
+}
+
 /// Answers the queries of `batch` in parallel with `answer(query_number, positions, bufs)`
 /// (query numbers are 1-based within the case) and appends the results to `out` in input
 /// order. The batch's positions are nodes (the reader checked them).
-pub fn answer_batch<R: Piece, F>(batch: &QueryBatch<'_>, out: &mut Bufs<R>, answer: F)
+pub fn answer_batch<R: Piece, F>(batch: &impl Batch, out: &mut Bufs<R>, answer: F)
 where
     F: Fn(u64, &[u32], &mut Bufs<R>) + Sync,
 {
@@ -320,7 +335,7 @@ where
 /// `ahead(positions, stage)` is called on the query [`AHEAD`]`[stage]` places after each one
 /// answered, so that the reads of later answers overlap ([`prefetch_move`]).
 pub fn answer_pieces<'p, R: Piece, F, H>(
-    batch: &QueryBatch<'_>,
+    batch: &impl Batch,
     pieces: &'p mut Vec<Bufs<R>>,
     answer: F,
     ahead: Option<&H>,
@@ -346,7 +361,7 @@ where
                     }
                 }
             }
-            answer(batch.first_query + i as u64, batch.positions(i), bufs);
+            answer(batch.first_query() + i as u64, batch.positions(i), bufs);
         }
     });
     &pieces[..count]

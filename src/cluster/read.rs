@@ -32,7 +32,8 @@ pub(super) fn read_shard<'a>(
     let (me, peers) = (bsp.index(), bsp.peers());
     // The input's cap on a query's tokens, as its single-process reader (which describes any
     // error the walk finds) applies it.
-    let first = Entry { walk: first.walk.with_max_query(input.max_query_tokens()), ..first };
+    let max_query = crate::parse::walk::max_query_of(input);
+    let first = Entry { walk: first.walk.with_max_query(max_query), ..first };
     let (start, end, entry) = split::balanced(bsp, input, first);
     let share = Share { input, start, end, entry, last: me + 1 == peers };
     let mine = share.read();

@@ -17,7 +17,7 @@ use crate::graph::{Csr, GameGraph, Offset};
 use crate::io::input::Input;
 use crate::meter::{Meter, Stage, Unit};
 use crate::parse::chess::ChessReader;
-use crate::parse::chess_parallel::ParChessReader;
+use crate::parse::chess_parallel::{ParChessReader, QueryBatch};
 use crate::parse::error::{ParseError, ParseErrorKind};
 use crate::parse::format::Format;
 use crate::parse::text::Text;
@@ -407,6 +407,22 @@ fn read_failure(input: &Input, r: &mut ParChessReader) -> Option<Error> {
 /// The error for a failed read of `input`'s stream (what failed, and what it was doing).
 fn failed(input: &Input, failure: Option<(std::io::Error, &'static str)>) -> Option<Error> {
     failure.map(|(e, failing)| Error::io(input.name(), failing, e))
+}
+
+/// The window reader's batches, as the answering step reads batches: the conductor joins the
+/// two stages, so neither knows the other.
+impl answer::Batch for QueryBatch<'_> {
+    fn len(&self) -> usize {
+        QueryBatch::len(self)
+    }
+
+    fn positions(&self, i: usize) -> &[u32] {
+        QueryBatch::positions(self, i)
+    }
+
+    fn first_query(&self) -> u64 {
+        self.first_query
+    }
 }
 
 #[cfg(test)]

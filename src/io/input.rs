@@ -39,8 +39,9 @@ pub struct Input {
     stream: Mutex<Option<Stream>>,
     /// True for an input opened as a stream (even once its stream is taken).
     streamed: bool,
-    /// The most tokens one query of this input may hold ([`Input::with_max_query_tokens`]).
-    max_query_tokens: u32,
+    /// The most tokens one query of this input may hold, when the user said
+    /// ([`Input::with_max_query_tokens`]); else the readers' default.
+    max_query_tokens: Option<u32>,
 }
 
 /// The text of a pipe or a compressed input, read as it arrives (after any byte-order mark).
@@ -145,18 +146,19 @@ impl Input {
             released: AtomicUsize::new(0),
             stream,
             streamed,
-            max_query_tokens: crate::parse::walk::DEFAULT_MAX_QUERY,
+            max_query_tokens: None,
         }
     }
 
     /// This input, whose queries may hold at most `max` tokens each (a longer one is an error
     /// at its token count, read before its tokens are).
     pub fn with_max_query_tokens(self, max: u32) -> Input {
-        Input { max_query_tokens: max, ..self }
+        Input { max_query_tokens: Some(max), ..self }
     }
 
-    /// The most tokens one query of this input may hold.
-    pub fn max_query_tokens(&self) -> u32 {
+    /// The most tokens one query of this input may hold, when it was said; `None` leaves it
+    /// to the readers' default (`parse::walk::DEFAULT_MAX_QUERY`).
+    pub fn max_query_tokens(&self) -> Option<u32> {
         self.max_query_tokens
     }
 

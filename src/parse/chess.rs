@@ -68,7 +68,7 @@ impl<'a> ChessReader<'a> {
     /// A reader of `input`'s bytes that hands the pages it has read back to the kernel
     /// ([`Input::release_before`]), so a file larger than memory streams through.
     pub fn of(input: &'a Input) -> ChessReader<'a> {
-        let max_query = input.max_query_tokens();
+        let max_query = crate::parse::walk::max_query_of(input);
         ChessReader { input: Some(input), max_query, ..ChessReader::new(input.bytes()) }
     }
 

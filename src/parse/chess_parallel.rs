@@ -14,7 +14,7 @@ use crate::io::input::Input;
 use crate::meter::Meter;
 use crate::parse::error::{checked_total, Expected, ParseError, Total};
 use crate::parse::tokens::TokenReader;
-use crate::parse::walk::{out_of_range, query_too_long, Mode, Next, Record, Walk};
+use crate::parse::walk::{max_query_of, out_of_range, query_too_long, Mode, Next, Record, Walk};
 
 /// Reads cases and query batches from chess-format bytes, tokenizing in parallel.
 #[derive(Debug)]
@@ -62,7 +62,7 @@ impl<'a> ParChessReader<'a> {
     /// walked instead of after the case, while their bytes are held.
     pub fn of(input: &'a Input, chunk_bytes: usize) -> ParChessReader<'a> {
         let mut reader = ParChessReader::new(input.bytes(), chunk_bytes);
-        reader.walk = reader.walk.with_max_query(input.max_query_tokens());
+        reader.walk = reader.walk.with_max_query(max_query_of(input));
         let tokens = match input.is_stream() {
             // A stream already taken has nothing left to read.
             true => match input.take_stream() {

@@ -24,7 +24,7 @@ use crate::graph::{narrow_limit, Csr, GameGraph, Offset};
 use crate::meter::{Meter, Stage, Unit};
 use crate::parse::error::{quoted, Expected, ParseError, ParseErrorKind};
 use crate::parse::lexer::{scan_number, Lexer, Scanned, QUOTE_MAX};
-use crate::parse::text::{Cut, Text};
+use crate::parse::text::{Cut, Text, MAX_LINE};
 
 /// Pieces per thread in a window: a few, so an uneven piece does not leave a core idle.
 const PIECES_PER_THREAD: usize = 4;
@@ -361,11 +361,6 @@ fn each_edge(
     }
     Ok(())
 }
-
-/// The longest line of an edge list, in bytes before its line end: a stream's window ends at
-/// a line end, so a line is held whole, and a longer one is an error found within its first
-/// `MAX_LINE + 1` bytes, wherever the input comes from.
-pub const MAX_LINE: usize = 1 << 20;
 
 /// An error when the line that starts at `at` holds more than [`MAX_LINE`] bytes.
 #[cold]

@@ -44,6 +44,8 @@ pub enum ParseErrorKind {
         expected: Expected,
         /// The digits, shortened.
         token: String,
+        /// The most digits a token may have.
+        max: usize,
     },
     /// A case holding more edges, moves or parts than its 32-bit offsets can count.
     Overflow {
@@ -85,11 +87,9 @@ impl fmt::Display for ParseErrorKind {
             ParseErrorKind::NotANumber { expected, token } => {
                 write!(f, "expected a non-negative integer for {expected}, found {}", quoted(token))
             }
-            ParseErrorKind::TooLong { expected, token } => write!(
-                f,
-                "expected {expected}, found {token}, a token of more than {} digits",
-                crate::parse::lexer::MAX_TOKEN
-            ),
+            ParseErrorKind::TooLong { expected, token, max } => {
+                write!(f, "expected {expected}, found {token}, a token of more than {max} digits")
+            }
             ParseErrorKind::TooLarge { expected, token } => write!(
                 f,
                 "expected {expected}, found {token}, which does not fit in 32 bits (max {})",

@@ -184,7 +184,11 @@ impl<'a> Lexer<'a> {
             }),
             Scanned::TooLong => Err(ParseError {
                 offset: start,
-                kind: ParseErrorKind::TooLong { expected, token: self.quote(start) },
+                kind: ParseErrorKind::TooLong {
+                    expected,
+                    token: self.quote(start),
+                    max: MAX_TOKEN,
+                },
             }),
         }
     }

@@ -46,7 +46,7 @@ impl Cut {
     fn longest(self) -> Option<usize> {
         match self {
             Cut::Space => Some(crate::parse::lexer::MAX_TOKEN),
-            Cut::Line => Some(crate::parse::edges::MAX_LINE),
+            Cut::Line => Some(MAX_LINE),
         }
     }
 
@@ -58,6 +58,11 @@ impl Cut {
         }
     }
 }
+
+/// The longest line of an edge list, in bytes before its line end: a stream's window ends at
+/// a line end, so a line is held whole, and a longer one is an error found within its first
+/// `MAX_LINE + 1` bytes, wherever the input comes from ([`crate::parse::edges`]).
+pub const MAX_LINE: usize = 1 << 20;
 
 /// The part of a stream still held, and what is known of the part let go.
 #[derive(Debug)]
@@ -154,7 +159,7 @@ impl Arriving {
 
     /// The end of the window from `from` ([`Text::window_end`]). A token longer than the lexer
     /// reads ([`MAX_TOKEN`](crate::parse::lexer::MAX_TOKEN)), or an edge list's line longer
-    /// than [`MAX_LINE`](crate::parse::edges::MAX_LINE), is not read to its end: the window
+    /// than [`MAX_LINE`], is not read to its end: the window
     /// ends inside it, where its first bytes already make it an error (the same one a whole
     /// text gives), so a stranger's endless token or line is never held.
     fn window_end(&mut self, from: usize, chunk: usize, cut: Cut) -> Option<usize> {

@@ -140,6 +140,11 @@ pub struct Walk {
 /// stranger's must not choose how much memory that takes.
 pub const DEFAULT_MAX_QUERY: u32 = 1_000_000;
 
+/// The most tokens a query of `input` may hold: what its opener said, or the default.
+pub fn max_query_of(input: &crate::io::input::Input) -> u32 {
+    input.max_query_tokens().unwrap_or(DEFAULT_MAX_QUERY)
+}
+
 impl Walk {
     /// The state at the start of a game file (chess format, or sums with `sums`), reading
     /// every case or, in [`Mode::FirstGraph`], the first graph only.
